@@ -1,0 +1,3 @@
+from mathjudge.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Dataset builders: one module per benchmark, all writing through `writer.write_dataset`."""

@@ -1,0 +1,134 @@
+"""Upstream source pins and how to obtain their files: a local mirror or a pinned download.
+
+Every input is checked against the sha256 recorded in its pin, so a build can only ever be made
+from the bytes the builder was written and tested against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import shutil
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from mathjudge import __version__
+from mathjudge.atomic import atomic_path
+from mathjudge.config import cache_dir, mirror_root
+from mathjudge.errors import MathJudgeError
+
+USER_AGENT = f"mathjudge/{__version__} (+dataset builder)"
+DOWNLOAD_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One upstream file: its path in the mirror folder, its pinned URL and expected digest."""
+
+    path: str
+    url: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a benchmark comes from: `repo` at `revision`, mirrored as folder `mirror_name`."""
+
+    kind: str  # "github" or "huggingface"
+    repo: str
+    revision: str
+    mirror_name: str
+    files: tuple[SourceFile, ...]
+
+    def pin(self) -> dict[str, str]:
+        return {"kind": self.kind, "repo": self.repo, "revision": self.revision}
+
+
+@dataclass(frozen=True)
+class ResolvedFile:
+    path: Path
+    sha256: str
+    origin: str  # "mirror:<dir>" or the URL it was downloaded from
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def find_mirror_dir(source: Source, source_dir: Path | None) -> Path | None:
+    """The folder holding this benchmark's files: `source_dir` itself or its `mirror_name`
+    subfolder, else `$MATHJUDGE_MIRROR/<mirror_name>`; None when no mirror is configured."""
+    if source_dir is not None:
+        for candidate in (source_dir / source.mirror_name, source_dir):
+            if all((candidate / f.path).is_file() for f in source.files):
+                return candidate
+        missing = ", ".join(f.path for f in source.files)
+        raise MathJudgeError(
+            f"{source_dir}: expected {missing} in this folder or in {source.mirror_name}/ under it"
+        )
+    root = mirror_root()
+    if root is not None and (root / source.mirror_name).is_dir():
+        return root / source.mirror_name
+    return None
+
+
+def _digest_error(origin: str, actual: str, expected: str) -> MathJudgeError:
+    return MathJudgeError(
+        f"{origin}: sha256 {actual} does not match the pinned {expected}; "
+        "the file is not the pinned upstream version"
+    )
+
+
+def download(url: str, dest: Path, sha256: str) -> None:
+    """Fetch `url` to `dest`; the bytes land at `dest` only if they have the pinned digest."""
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    try:
+        with atomic_path(dest) as tmp:
+            with (
+                tmp.open("wb") as out,
+                urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response,
+            ):
+                shutil.copyfileobj(response, out)
+            actual = sha256_file(tmp)
+            if actual != sha256:
+                raise _digest_error(url, actual, sha256)
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        raise MathJudgeError(f"could not download {url}: {exc}") from exc
+
+
+def resolve(source: Source, source_dir: Path | None = None) -> dict[str, ResolvedFile]:
+    """Local paths of every source file, verified against its pinned sha256.
+
+    A mirror wins when one is configured; otherwise files are downloaded once into the cache
+    (keyed by digest, so a cached file is reused only if it is exactly the pinned one).
+    """
+    mirror = find_mirror_dir(source, source_dir)
+    resolved: dict[str, ResolvedFile] = {}
+    for spec in source.files:
+        if mirror is not None:
+            path = mirror / spec.path
+            if not path.is_file():
+                raise MathJudgeError(f"{path}: missing from the mirror folder {mirror}")
+            actual = sha256_file(path)
+            if actual != spec.sha256:
+                raise _digest_error(str(path), actual, spec.sha256)
+            resolved[spec.path] = ResolvedFile(path, actual, f"mirror:{mirror}")
+            continue
+        cached = cache_dir() / "downloads" / spec.sha256 / Path(spec.path).name
+        if cached.is_file() and sha256_file(cached) != spec.sha256:
+            cached.unlink()  # damaged cache entry: fetch it again
+        if not cached.is_file():
+            try:
+                download(spec.url, cached, spec.sha256)
+            except MathJudgeError as exc:
+                root = mirror_root()
+                hint = f" (and {root} has no {source.mirror_name}/ mirror folder)" if root else ""
+                raise MathJudgeError(f"{exc}{hint}") from exc
+        resolved[spec.path] = ResolvedFile(cached, spec.sha256, spec.url)
+    return resolved

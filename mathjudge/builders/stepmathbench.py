@@ -1,0 +1,231 @@
+"""StepMathBench (StepMathAgent, arXiv:2503.10105): 200 Chinese problems x 5 solver models,
+each solution split into steps with human step labels and a 0-10 gold score.
+
+The builder normalises the upstream label quirks and re-derives every `gold_score` from the step
+labels with the paper's Eq. (1); a disagreement fails the build, because every score-based metric
+of this benchmark compares against that number.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import datasets
+from datasets import ClassLabel, List, Value
+
+from mathjudge.builders.cards import render_card_body
+from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.errors import MathJudgeError
+
+NAME = "stepmathbench"
+VERSION = "1.0.0"
+COMMIT = "2e197deac78a49e04270c0b0651702b2ac12f856"
+_RAW = f"https://raw.githubusercontent.com/SHU-XUN/StepMathAgent/{COMMIT}/data"
+SOURCE = Source(
+    kind="github",
+    repo="SHU-XUN/StepMathAgent",
+    revision=COMMIT,
+    mirror_name="stepmathbench",
+    files=(
+        SourceFile(
+            "stepmath.jsonl",
+            f"{_RAW}/stepmath.jsonl",
+            "70c01d40fabbb1cbb74fc856363f776b468b9ffc4f4ce4aa1b05941a788c593a",
+        ),
+        SourceFile(
+            "question.jsonl",
+            f"{_RAW}/question.jsonl",
+            "c9cc94b24ca4ec230bc571cec0a74546b8cea2b6a6bb17887d10b1107d6d7fb6",
+        ),
+    ),
+)
+
+STEP_LABELS = ("correct", "incorrect", "correct_but_meaningless")
+_RAW_LABELS = {"1": "correct", "0": "incorrect", "1(0)": "correct_but_meaningless"}
+TYPES = ("Calculation", "Proof", "Open-ended")
+
+PROBLEM_FEATURES = datasets.Features(
+    {
+        "problem_id": Value("string"),
+        "question": Value("string"),
+        "constraint": Value("string"),
+        "answers": List(Value("string")),
+        "type": Value("string"),
+        "level": Value("int8"),
+        "category": List(Value("string")),
+    }
+)
+SOLUTION_FEATURES = datasets.Features(
+    {
+        "item_id": Value("string"),
+        "problem_id": Value("string"),
+        "generator": Value("string"),
+        "question": Value("string"),
+        "constraint": Value("string"),
+        "answers": List(Value("string")),
+        "model_output": Value("string"),
+        "steps": List(Value("string")),
+        "step_labels": List(ClassLabel(names=list(STEP_LABELS))),
+        "type": Value("string"),
+        "level": Value("int8"),
+        "category": List(Value("string")),
+        "gold_score": Value("int8"),
+        "gold_score_01": Value("int8"),
+    }
+)
+
+
+def normalize_step_label(raw: object) -> str:
+    """Map an upstream step label ("1", 0, "1(0)", "1（0）", "1 ") to its class name."""
+    text = unicodedata.normalize("NFKC", str(raw)).replace(" ", "").strip()
+    if text not in _RAW_LABELS:
+        raise ValueError(f"unknown step label {raw!r}")
+    return _RAW_LABELS[text]
+
+
+def eq1_score(problem_type: str, labels: list[str]) -> int:
+    """The paper's Eq. (1) on the 0-10 scale; correct-but-meaningless steps count as wrong.
+
+    Calculation weighs the process (first n-1 steps) 6 and the final step 4; other types score
+    the share of correct steps. Python's `round` (half to even) reproduces all stored scores.
+    """
+    ok = [label == "correct" for label in labels]
+    n = len(ok)
+    if n == 0:
+        raise ValueError("a solution has no steps")
+    if problem_type == "Calculation":
+        if n == 1:
+            return 10 * int(ok[0])
+        return round(6 * sum(ok[:-1]) / (n - 1) + 4 * int(ok[-1]))
+    return round(10 * sum(ok) / n)
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise MathJudgeError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+    return rows
+
+
+def _problems(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    problems = []
+    for row in raw:
+        if row["type"] not in TYPES:
+            raise MathJudgeError(f"question.jsonl {row['id']}: unknown type {row['type']!r}")
+        problems.append(
+            {
+                "problem_id": row["id"],
+                "question": row["question"],
+                "constraint": row["constraint"],
+                "answers": row["answers"],
+                "type": row["type"],
+                "level": row["level"],
+                "category": row["category"],
+            }
+        )
+    return problems
+
+
+def _solutions(
+    raw: list[dict[str, Any]], problems: dict[str, dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Solution rows plus the ids whose stored gold_score disagrees with Eq. (1)."""
+    rows, disagreements, errors = [], [], []
+    for row in raw:
+        uid = row["uid"]
+        problem = problems.get(row["id"])
+        if problem is None:
+            errors.append(f"{uid}: problem {row['id']!r} is not in question.jsonl")
+            continue
+        for key in ("question", "answers", "type", "level", "category"):
+            if row[key] != problem[key]:
+                errors.append(f"{uid}: {key} differs from question.jsonl {row['id']}")
+        if len(row["gold_step"]) != len(row["gold_step_score"]):
+            errors.append(
+                f"{uid}: {len(row['gold_step'])} steps but {len(row['gold_step_score'])} labels"
+            )
+            continue
+        try:
+            labels = [normalize_step_label(v) for v in row["gold_step_score"]]
+        except ValueError as exc:
+            errors.append(f"{uid}: {exc}")
+            continue
+        if eq1_score(row["type"], labels) != row["gold_score"]:
+            disagreements.append(uid)
+        rows.append(
+            {
+                "item_id": uid,
+                "problem_id": row["id"],
+                "generator": row["model"],
+                "question": row["question"],
+                "constraint": problem["constraint"],
+                "answers": row["answers"],
+                "model_output": row["model_output"],
+                "steps": row["gold_step"],
+                "step_labels": [STEP_LABELS.index(label) for label in labels],
+                "type": row["type"],
+                "level": row["level"],
+                "category": row["category"],
+                "gold_score": row["gold_score"],
+                "gold_score_01": row["gold_score_01"],
+            }
+        )
+    ids = Counter(r["item_id"] for r in rows)
+    errors += [f"{uid}: duplicate uid" for uid, count in ids.items() if count > 1]
+    if errors:
+        raise MathJudgeError("stepmathbench source is inconsistent:\n  " + "\n  ".join(errors))
+    return rows, disagreements
+
+
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    files: dict[str, ResolvedFile] = resolve(source, source_dir)
+    problems = _problems(_read_jsonl(files["question.jsonl"].path))
+    by_id = {p["problem_id"]: p for p in problems}
+    solutions, disagreements = _solutions(_read_jsonl(files["stepmath.jsonl"].path), by_id)
+    if disagreements:
+        raise MathJudgeError(
+            f"gold_score disagrees with Eq. (1) for {len(disagreements)} solution(s): "
+            + ", ".join(disagreements)
+        )
+    label_counts = Counter(STEP_LABELS[i] for r in solutions for i in r["step_labels"])
+    facts = {
+        "version": VERSION,
+        "source": source,
+        "n_problems": len(problems),
+        "n_solutions": len(solutions),
+        "types": Counter(p["type"] for p in problems),
+        "generators": sorted({r["generator"] for r in solutions}),
+        "label_counts": label_counts,
+        "n_steps": sum(label_counts.values()),
+    }
+    return Build(
+        benchmark=NAME,
+        version=VERSION,
+        tables=(
+            Table("solutions", "test", SOLUTION_FEATURES, solutions),
+            Table("problems", "test", PROBLEM_FEATURES, problems),
+        ),
+        card_info=CardInfo(
+            pretty_name="StepMathBench",
+            license="unknown",
+            language=("zh",),
+            task_categories=("text-classification",),
+        ),
+        card_body=render_card_body(NAME, **facts),
+        sources=((source, files),),
+        checks={
+            "eq1_gold_score": f"{len(solutions)}/{len(solutions)} rows agree",
+            "step_labels": dict(sorted(label_counts.items())),
+        },
+    )

@@ -1,0 +1,193 @@
+"""The one writer every builder uses: deterministic Parquet, a data card and a manifest,
+published atomically as `<out>/<benchmark>/`.
+
+Determinism: rows are written in the order the builder gives, with fixed writer options and no
+timestamps, so the same inputs give byte-identical files. `content_hash` is computed from the
+rows and features themselves (canonical JSON), not from Parquet bytes, so it names the data and
+survives a change of Parquet writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCardData
+
+from mathjudge import __version__
+from mathjudge.atomic import atomic_dir
+from mathjudge.builders.sources import ResolvedFile, Source, sha256_file
+
+PARQUET_OPTIONS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 9,
+    "use_dictionary": True,
+    "write_statistics": True,
+    "row_group_size": 50_000,
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One (config, split) of a built dataset."""
+
+    config: str
+    split: str
+    features: datasets.Features
+    rows: list[dict[str, Any]]
+
+    @property
+    def path(self) -> str:
+        return f"data/{self.config}/{self.split}-00000-of-00001.parquet"
+
+    def to_arrow(self) -> pa.Table:
+        # Casting through the Features' own schema embeds them in the Parquet metadata, which is
+        # how `datasets` restores ClassLabel names on load.
+        return pa.Table.from_pylist(self.rows, schema=self.features.arrow_schema)
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """What the data card's YAML front matter declares beyond configs and features."""
+
+    pretty_name: str
+    license: str
+    language: tuple[str, ...]
+    task_categories: tuple[str, ...]
+    tags: tuple[str, ...] = ("math", "llm-as-a-judge", "evaluation")
+    size_category: str = "1K<n<10K"
+
+
+@dataclass(frozen=True)
+class Build:
+    """Everything a builder produces; `write_dataset` turns it into files."""
+
+    benchmark: str
+    version: str
+    tables: tuple[Table, ...]
+    card_info: CardInfo
+    card_body: str
+    sources: tuple[tuple[Source, dict[str, ResolvedFile]], ...]
+    checks: dict[str, Any] = field(default_factory=dict)
+
+
+def canonical_row(row: dict[str, Any]) -> str:
+    return json.dumps(
+        row, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+
+
+def content_hash(tables: tuple[Table, ...]) -> str:
+    digest = hashlib.sha256()
+    for table in sorted(tables, key=lambda t: (t.config, t.split)):
+        digest.update(f"{table.config}/{table.split}\n".encode())
+        digest.update(canonical_row(table.features.to_dict()).encode() + b"\n")
+        for row in table.rows:
+            digest.update(canonical_row(row).encode() + b"\n")
+    return "sha256:" + digest.hexdigest()
+
+
+def card_front_matter(build: Build) -> dict[str, Any]:
+    configs: dict[str, list[Table]] = {}
+    for table in build.tables:
+        configs.setdefault(table.config, []).append(table)
+    infos = DatasetInfosDict(
+        {
+            name: datasets.DatasetInfo(
+                features=tables[0].features,
+                config_name=name,
+                splits=datasets.SplitDict(
+                    {
+                        t.split: datasets.SplitInfo(
+                            name=t.split, num_examples=len(t.rows), num_bytes=t.to_arrow().nbytes
+                        )
+                        for t in tables
+                    }
+                ),
+            )
+            for name, tables in configs.items()
+        }
+    )
+    card = DatasetCardData(
+        pretty_name=build.card_info.pretty_name,
+        license=build.card_info.license,
+        language=list(build.card_info.language),
+        task_categories=list(build.card_info.task_categories),
+        tags=list(build.card_info.tags),
+        size_categories=[build.card_info.size_category],
+        configs=[
+            {
+                "config_name": name,
+                "data_files": [{"split": t.split, "path": t.path} for t in tables],
+                **({"default": True} if i == 0 else {}),
+            }
+            for i, (name, tables) in enumerate(configs.items())
+        ],
+    )
+    infos.to_dataset_card_data(card)
+    return card.to_dict()
+
+
+def render_card(build: Build) -> str:
+    front = yaml.safe_dump(card_front_matter(build), sort_keys=False, allow_unicode=True)
+    return f"---\n{front}---\n\n{build.card_body.strip()}\n"
+
+
+def manifest(build: Build, files: list[dict[str, Any]], digest: str) -> dict[str, Any]:
+    return {
+        "benchmark": build.benchmark,
+        "version": build.version,
+        "builder": {"name": "mathjudge", "version": __version__},
+        "sources": [
+            {
+                **source.pin(),
+                "inputs": [
+                    {"path": name, "sha256": f.sha256, "origin_kind": f.origin.split(":", 1)[0]}
+                    for name, f in sorted(resolved.items())
+                ],
+            }
+            for source, resolved in build.sources
+        ],
+        "checks": build.checks,
+        "files": files,
+        "content_hash": digest,
+    }
+
+
+def write_dataset(build: Build, out_dir: Path) -> Path:
+    """Write `build` to `out_dir/<benchmark>` and return that path.
+
+    Everything is written to a temporary sibling folder first and renamed into place, so a
+    failure at any point leaves the previous dataset (or nothing) and never a half-written one.
+    """
+    final = out_dir / build.benchmark
+    with atomic_dir(final) as tmp:
+        files = []
+        for table in build.tables:
+            target = tmp / table.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table.to_arrow(), target, **PARQUET_OPTIONS)
+            files.append(
+                {
+                    "path": table.path,
+                    "config": table.config,
+                    "split": table.split,
+                    "rows": len(table.rows),
+                    "sha256": sha256_file(target),
+                }
+            )
+        digest = content_hash(build.tables)
+        (tmp / "manifest.json").write_text(
+            json.dumps(manifest(build, files, digest), indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
+        (tmp / "README.md").write_text(render_card(build), encoding="utf-8")
+    return final

@@ -1,0 +1,248 @@
+"""The `mathjudge` command. Thin on purpose: parse arguments, call the library, print.
+
+Exit codes: 0 ok, 1 invalid input or unreachable source (the message says what and where),
+2 usage error (click's default).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from mathjudge import __version__, registry
+from mathjudge.config import default_datasets_dir
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.runs import RUNS_AGGREGATES
+from mathjudge.progress import progress_bar
+
+DATASETS = click.option(
+    "--datasets",
+    "datasets_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=default_datasets_dir,
+    show_default="./datasets or $MATHJUDGE_DATASETS",
+    help="Folder of built datasets.",
+)
+STORE = click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("results.duckdb"),
+    show_default=True,
+    help="Results store (DuckDB file).",
+)
+QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
+BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
+
+
+class _Group(click.Group):
+    """Turns MathJudgeError into an `error:` message on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except MathJudgeError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="mathjudge")
+def main() -> None:
+    """Benchmarks, evaluator and leaderboard for judges of mathematical work."""
+
+
+@main.command()
+@click.argument("benchmark", type=click.Choice([*sorted(registry.BENCHMARKS), "all"]))
+@click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Local mirror: the benchmark's folder or a root with one folder per benchmark "
+    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=default_datasets_dir,
+    show_default="./datasets or $MATHJUDGE_DATASETS",
+    help="Where to write datasets.",
+)
+@click.option(
+    "--push-to-hub",
+    "repo",
+    metavar="REPO",
+    help="Also upload to this Hugging Face dataset repo (uses HF_TOKEN / HF_ENDPOINT).",
+)
+def build(benchmark: str, source_dir: Path | None, out: Path, repo: str | None) -> None:
+    """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest)."""
+    names = sorted(registry.BENCHMARKS) if benchmark == "all" else [benchmark]
+    if repo and len(names) > 1:
+        raise click.UsageError("--push-to-hub takes one benchmark at a time")
+    from mathjudge.builders.writer import write_dataset
+
+    for name in names:
+        path = write_dataset(registry.get(name).builder_module().build(source_dir), out)
+        click.echo(f"built {name} -> {path}")
+        if repo:
+            from mathjudge.builders.hub import push_to_hub
+
+            click.echo(f"pushed {name} -> {push_to_hub(path, repo)}")
+
+
+@main.command()
+@BENCH
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--allow-partial", is_flag=True, help="Accept a file that skips some items.")
+@DATASETS
+def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path) -> None:
+    """Check a predictions FILE against BENCHMARK without scoring it."""
+    from mathjudge.evaluate.evaluator import validate_file
+
+    sub = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
+    click.echo(
+        f"{file}: valid — {sub.table.num_rows} rows, {sub.n_items}/{sub.n_expected} items "
+        f"({sub.coverage:.1%}), {sub.runs} run(s), fields: {', '.join(sub.fields)}"
+    )
+    if sub.ignored_columns:
+        click.echo(f"note: ignored columns {', '.join(sub.ignored_columns)}")
+
+
+@main.command()
+@BENCH
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--judge", required=True, help="Name shown on the leaderboard.")
+@click.option(
+    "--meta",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON object describing the judge (model, prompt, temperature, cost...).",
+)
+@click.option(
+    "--allow-partial", is_flag=True, help="Score the answered items only (marked partial)."
+)
+@click.option(
+    "--runs-agg",
+    type=click.Choice(RUNS_AGGREGATES),
+    default="mean",
+    show_default=True,
+    help="How several runs of one item are combined.",
+)
+@click.option(
+    "--bootstrap",
+    "n_boot",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the 95% CIs.",
+)
+@click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the result as JSON here.",
+)
+@STORE
+@DATASETS
+@QUIET
+def evaluate(
+    benchmark: str,
+    file: Path,
+    judge: str,
+    meta: Path | None,
+    allow_partial: bool,
+    runs_agg: str,
+    n_boot: int,
+    seed: int | None,
+    json_out: Path | None,
+    store: Path,
+    datasets_dir: Path,
+    quiet: bool,
+) -> None:
+    """Validate and score a predictions FILE for BENCHMARK; save to the store."""
+    from mathjudge.evaluate.evaluator import evaluate_file, read_meta
+    from mathjudge.evaluate.results import write_json_atomic
+    from mathjudge.evaluate.store import save
+
+    with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
+        result = evaluate_file(
+            benchmark,
+            file,
+            judge,
+            datasets_dir=datasets_dir,
+            allow_partial=allow_partial,
+            runs_agg=runs_agg,
+            n_boot=n_boot,
+            seed=seed,
+            meta=read_meta(meta),
+            on_progress=advance,
+        )
+    if json_out:
+        write_json_atomic(json_out, result.to_json())
+    sid = save(store, result)
+    table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
+    for column in ("metric", "value", "95% CI", "n"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for s in result.scores:
+        if s.scope == "overall":
+            table.add_row(
+                s.metric, _fmt(s.value), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", str(s.n)
+            )
+    Console().print(table)
+    partial = " (PARTIAL)" if result.partial else ""
+    click.echo(f"coverage {result.coverage:.1%}{partial}; saved as submission {sid} in {store}")
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+@main.group()
+def leaderboard() -> None:
+    """The static leaderboard site."""
+
+
+@leaderboard.command("build")
+@STORE
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("site"),
+    show_default=True,
+)
+def leaderboard_build(store: Path, out: Path) -> None:
+    """Render the site from the results store."""
+    from mathjudge.leaderboard.render import build_site
+
+    if not store.is_file():
+        raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
+    index = build_site(store, out)
+    click.echo(f"site written: {index.resolve().as_uri()}")
+
+
+@main.command()
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where datasets/, predictions/, results.duckdb, site/ go.",
+)
+@click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Mirror root (default: $MATHJUDGE_MIRROR, else upstream URLs).",
+)
+@QUIET
+def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
+    """Build what is reachable, run the baselines, evaluate, render the site."""
+    from mathjudge.demo import run_demo
+
+    report = run_demo(workdir, source_dir=source_dir, quiet=quiet)
+    click.echo(
+        f"built {len(report.built)} benchmark(s), evaluated {len(report.evaluated)} submission(s)"
+    )
+    assert report.site is not None
+    click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")

@@ -1,0 +1,87 @@
+"""`mathjudge demo`: the whole pipeline on whatever sources are reachable.
+
+Build every registered benchmark (mirror or network), run the deterministic baselines, evaluate
+them into the results store and render the site. Each step reports what it did; a benchmark
+whose source cannot be reached is skipped with the reason, not silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from mathjudge import registry
+from mathjudge.builders.writer import write_dataset
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.results import write_json_atomic
+from mathjudge.evaluate.store import save
+from mathjudge.judges.baselines import BASELINES
+from mathjudge.judges.predictions import write_jsonl
+from mathjudge.leaderboard.render import build_site
+from mathjudge.progress import console, progress_bar
+
+
+@dataclass
+class DemoReport:
+    built: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    evaluated: list[tuple[str, str]] = field(default_factory=list)
+    site: Path | None = None
+
+
+def run_demo(
+    workdir: Path, *, source_dir: Path | None, quiet: bool, n_boot: int = 1000
+) -> DemoReport:
+    report = DemoReport()
+    datasets_dir = workdir / "datasets"
+    store = workdir / "results.duckdb"
+    say = (lambda _m: None) if quiet else console.print
+
+    for name, spec in registry.BENCHMARKS.items():
+        try:
+            path = write_dataset(spec.builder_module().build(source_dir), datasets_dir)
+        except MathJudgeError as exc:
+            report.skipped[name] = str(exc)
+            say(f"[yellow]skipped[/] {name}: {exc}")
+            continue
+        report.built.append(name)
+        say(f"built {name} -> {path}")
+
+    for baseline in BASELINES:
+        if baseline.benchmark not in report.built:
+            continue
+        spec = registry.get(baseline.benchmark)
+        dataset = open_dataset(baseline.benchmark, datasets_dir)
+        items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
+        preds_path = workdir / "predictions" / baseline.benchmark / f"{baseline.key}.jsonl"
+        n = write_jsonl(preds_path, baseline.judge(items))
+        say(f"ran {baseline.judge_name} on {baseline.benchmark}: {n} predictions -> {preds_path}")
+        with progress_bar(f"bootstrap {baseline.key}", n_boot, quiet=quiet) as advance:
+            result = evaluate_file(
+                baseline.benchmark,
+                preds_path,
+                baseline.judge_name,
+                datasets_dir=datasets_dir,
+                allow_partial=baseline.partial,
+                n_boot=n_boot,
+                meta={"baseline": baseline.key, "description": baseline.description},
+                on_progress=advance,
+            )
+        write_json_atomic(
+            workdir / "results" / baseline.benchmark / f"{baseline.key}.json", result.to_json()
+        )
+        save(store, result)
+        report.evaluated.append((baseline.benchmark, baseline.judge_name))
+        say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+
+    if not report.built:
+        raise MathJudgeError(
+            "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
+            "mirror folder such as ../shared/data"
+        )
+    report.site = build_site(store, workdir / "site")
+    return report

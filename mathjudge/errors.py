@@ -1,0 +1,38 @@
+"""Error types the CLI maps to exit codes: anything here is the user's input, not a bug."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class MathJudgeError(Exception):
+    """Invalid input or an unreachable source; the CLI prints it and exits with code 1."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation problem, located precisely enough to fix it without guessing."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+    unit: str = "line"  # "row" for Parquet, where there are no text lines
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}" if self.unit == "line" else f" row {self.line}"
+        if self.field:
+            where += f" [{self.field}]"
+        return f"{where}: {self.message}"
+
+
+class ValidationFailed(MathJudgeError):
+    """A submission or source file broke the contract; carries every problem found."""
+
+    def __init__(self, problems: list[Problem], *, limit: int = 50) -> None:
+        self.problems = problems
+        shown = "\n".join(f"  {p}" for p in problems[:limit])
+        more = f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else ""
+        super().__init__(f"{len(problems)} problem(s) found:\n{shown}{more}")

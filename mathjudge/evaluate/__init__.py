@@ -1,0 +1,1 @@
+"""Submission validation, DuckDB scoring with cluster-bootstrap CIs, and the results store."""

@@ -1,0 +1,113 @@
+"""`validate` and `evaluate` as library calls: the CLI only parses arguments and prints."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mathjudge import __version__, registry
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.evaluate.results import EvaluationResult
+from mathjudge.evaluate.scoring import score
+from mathjudge.evaluate.submission import Submission, load_submission
+
+DEFAULT_BOOTSTRAP = 1000
+MAX_JUDGE_NAME = 200
+
+
+def validate_file(
+    benchmark: str, path: Path, datasets_dir: Path, *, allow_partial: bool = False
+) -> Submission:
+    spec = registry.get(benchmark)
+    dataset = open_dataset(benchmark, datasets_dir)
+    return load_submission(
+        path,
+        spec.scorer_module().Prediction,
+        dataset.item_ids(spec.items_config),
+        allow_partial=allow_partial,
+    )
+
+
+def check_judge_name(judge: str) -> str:
+    name = judge.strip()
+    if not name:
+        raise MathJudgeError("--judge: the judge name is empty")
+    if len(name) > MAX_JUDGE_NAME:
+        raise MathJudgeError(f"--judge: longer than {MAX_JUDGE_NAME} characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise MathJudgeError("--judge: contains control characters")
+    return name
+
+
+def read_meta(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MathJudgeError(f"{path}: cannot read ({exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise MathJudgeError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(meta, dict):
+        raise MathJudgeError(f"{path}: meta must be a JSON object")
+    return meta
+
+
+def evaluate_file(
+    benchmark: str,
+    path: Path,
+    judge: str,
+    *,
+    datasets_dir: Path,
+    allow_partial: bool = False,
+    runs_agg: str = "mean",
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+    meta: dict[str, Any] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> EvaluationResult:
+    """Validate `path` completely, then score it; raises before scoring on any problem."""
+    judge = check_judge_name(judge)
+    if n_boot < 1:
+        raise MathJudgeError("--bootstrap must be at least 1")
+    spec = registry.get(benchmark)
+    scorer = spec.scorer_module()
+    dataset = open_dataset(benchmark, datasets_dir)
+    submission = load_submission(
+        path, scorer.Prediction, dataset.item_ids(spec.items_config), allow_partial=allow_partial
+    )
+    seed = scorer.DEFAULT_SEED if seed is None else seed
+    scores = score(
+        dataset,
+        spec.items_config,
+        scorer,
+        submission,
+        runs_agg=runs_agg,
+        n_boot=n_boot,
+        seed=seed,
+        on_progress=on_progress,
+    )
+    return EvaluationResult(
+        benchmark=benchmark,
+        dataset_version=dataset.version,
+        content_hash=dataset.content_hash,
+        judge=judge,
+        submission_sha256=submission.sha256,
+        n_items=submission.n_items,
+        n_expected=submission.n_expected,
+        coverage=submission.coverage,
+        partial=submission.partial,
+        runs=submission.runs,
+        runs_agg=runs_agg,
+        fields=submission.fields,
+        bootstrap={"B": n_boot, "seed": seed, "unit": scorer.CLUSTER, "ci": "percentile 95%"},
+        meta=meta or {},
+        mathjudge_version=__version__,
+        scores=tuple(scores),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )

@@ -1,0 +1,122 @@
+"""StepMathBench scoring (StepMathAgent paper, Section 5.1 metrics).
+
+Against `gold_score` (0-10) when a submission gives `score`, and against the final-answer label
+`gold_score_01` when it gives `answer_correct` (as 0/1):
+- avg_score: mean predicted score (the paper compares it with the gold mean, `gold_avg_score`)
+- corr: Pearson correlation of predicted and gold scores (undefined for a constant predictor)
+- mse: mean squared error, in score points squared (0-10 scale) or in 0/1 units
+- overlap: share of items whose predicted score equals the gold score exactly
+Keys for `answer_correct` carry the prefix `answer_`. Values are in natural units; the paper's
+tables show avg_score x10 and the rest x100, which is presentation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field
+
+from mathjudge.evaluate.prediction import PredictionRow
+
+StepLabel = Literal["correct", "incorrect", "correct_but_meaningless"]
+
+
+class Prediction(PredictionRow):
+    """One StepMathBench prediction: `score` and/or `answer_correct` (same fields on every row)."""
+
+    score: float | None = Field(default=None, ge=0, le=10, description="process score, 0-10")
+    answer_correct: bool | None = Field(default=None, description="final answer judged correct")
+    step_labels: list[StepLabel] | None = Field(
+        default=None, description="optional per-step labels; recorded, not scored yet"
+    )
+
+    arrow_types: ClassVar[dict[str, pa.DataType]] = {
+        "score": pa.float64(),
+        "answer_correct": pa.bool_(),
+        "step_labels": pa.list_(pa.string()),
+    }
+    requires_one_of: ClassVar[tuple[str, ...]] = ("score", "answer_correct")
+
+
+DEFAULT_SEED = 2
+CLUSTER = "problem_id"
+# Item columns the statistics read (the text columns are never loaded for scoring).
+ITEM_COLUMNS = ("problem_id", "type", "generator", "level", "gold_score", "gold_score_01")
+SCORED_FIELDS = ("score", "answer_correct")
+# scope name -> SQL expression over the dataset's item columns
+SCOPES = {"type": "type", "generator": "generator", "level": "CAST(level AS VARCHAR)"}
+
+
+@dataclass(frozen=True)
+class Target:
+    field: str
+    gold: str
+    prefix: str
+
+    @property
+    def pred_sql(self) -> str:
+        return f"CAST({self.field} AS DOUBLE)"
+
+    @property
+    def gold_sql(self) -> str:
+        return f"CAST({self.gold} AS DOUBLE)"
+
+
+TARGETS = (
+    Target("score", "gold_score", ""),
+    Target("answer_correct", "gold_score_01", "answer_"),
+)
+BASE_METRICS = ("avg_score", "corr", "mse", "overlap", "gold_avg_score")
+
+
+def targets(fields: tuple[str, ...]) -> tuple[Target, ...]:
+    return tuple(t for t in TARGETS if t.field in fields)
+
+
+def metric_names(fields: tuple[str, ...]) -> list[str]:
+    return [t.prefix + m for t in targets(fields) for m in BASE_METRICS]
+
+
+def stat_sql(fields: tuple[str, ...]) -> dict[str, str]:
+    """Additive per-cluster statistics, as SQL aggregates over the joined item rows."""
+    out = {}
+    for t in targets(fields):
+        p, g, k = t.pred_sql, t.gold_sql, t.prefix
+        out |= {
+            f"{k}n": f"count({p})",
+            f"{k}sp": f"sum({p})",
+            f"{k}sg": f"sum({g})",
+            f"{k}spp": f"sum({p} * {p})",
+            f"{k}sgg": f"sum({g} * {g})",
+            f"{k}spg": f"sum({p} * {g})",
+            f"{k}sse": f"sum(({p} - {g}) * ({p} - {g}))",
+            f"{k}hits": f"count_if({p} = {g})",
+        }
+    return out
+
+
+def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Metric values from summed statistics; works elementwise on arrays of any shape."""
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for t in targets(fields):
+            k = t.prefix
+            n = sums[f"{k}n"]
+            n_safe = np.where(n > 0, n, np.nan)
+            sp, sg = sums[f"{k}sp"], sums[f"{k}sg"]
+            var_p = sums[f"{k}spp"] - sp * sp / n_safe
+            var_g = sums[f"{k}sgg"] - sg * sg / n_safe
+            cov = sums[f"{k}spg"] - sp * sg / n_safe
+            # A (numerically) constant predictor or gold has no correlation.
+            degenerate = (var_p <= 1e-12 * np.abs(sums[f"{k}spp"])) | (
+                var_g <= 1e-12 * np.abs(sums[f"{k}sgg"])
+            )
+            out[f"{k}avg_score"] = sp / n_safe
+            out[f"{k}corr"] = np.where(degenerate, np.nan, cov / np.sqrt(var_p * var_g))
+            out[f"{k}mse"] = sums[f"{k}sse"] / n_safe
+            out[f"{k}overlap"] = sums[f"{k}hits"] / n_safe
+            out[f"{k}gold_avg_score"] = sg / n_safe
+    return out

@@ -1,0 +1,68 @@
+"""The evaluation result: what was scored, how, and the long-format score rows.
+
+Written as JSON (atomically) and into the results store; the JSON layout is the one in
+DESIGN.md, with nulls where a metric is undefined (e.g. correlation of a constant predictor).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mathjudge.atomic import atomic_path
+from mathjudge.evaluate.scoring import Score
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    benchmark: str
+    dataset_version: str
+    content_hash: str
+    judge: str
+    submission_sha256: str
+    n_items: int
+    n_expected: int
+    coverage: float
+    partial: bool
+    runs: int
+    runs_agg: str
+    fields: tuple[str, ...]
+    bootstrap: dict[str, Any]
+    meta: dict[str, Any]
+    mathjudge_version: str
+    scores: tuple[Score, ...]
+    created: str = field(compare=False)  # ISO 8601 with offset
+    source: str = "reproduced"
+    citation: str | None = None
+
+    @property
+    def submission_id(self) -> str:
+        """Same benchmark data, judge, file and scoring options -> same id (re-evaluation)."""
+        key = json.dumps(
+            [
+                self.benchmark,
+                self.content_hash,
+                self.judge,
+                self.submission_sha256,
+                self.runs_agg,
+                self.bootstrap,
+            ],
+            sort_keys=True,
+        )
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["fields"] = list(self.fields)
+        data["submission_id"] = self.submission_id
+        return data
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(
+            json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+        )

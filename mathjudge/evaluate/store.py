@@ -1,0 +1,113 @@
+"""The results store: a DuckDB file with `submissions` and long-format `scores`.
+
+A submission's rows are replaced in one transaction, so a reader sees the old scores or the new
+ones, never a mix; nothing touches the file before a submission has passed validation.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from mathjudge.evaluate.results import EvaluationResult
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS store_info (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS submissions (
+    id VARCHAR PRIMARY KEY,
+    benchmark VARCHAR NOT NULL,
+    dataset_version VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    judge VARCHAR NOT NULL,
+    meta JSON,
+    sha256 VARCHAR NOT NULL,
+    created TIMESTAMP NOT NULL, -- UTC
+    partial BOOLEAN NOT NULL,
+    coverage DOUBLE NOT NULL,
+    n_items INTEGER NOT NULL,
+    runs INTEGER NOT NULL,
+    runs_agg VARCHAR NOT NULL,
+    fields VARCHAR[] NOT NULL,
+    bootstrap JSON NOT NULL,
+    source VARCHAR NOT NULL,
+    citation VARCHAR,
+    mathjudge_version VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scores (
+    submission_id VARCHAR NOT NULL,
+    scope VARCHAR NOT NULL,
+    subset VARCHAR NOT NULL,
+    metric VARCHAR NOT NULL,
+    value DOUBLE,
+    ci_low DOUBLE,
+    ci_high DOUBLE,
+    n INTEGER NOT NULL
+);
+"""
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if read_only:
+        return duckdb.connect(str(path), read_only=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    con.execute(SCHEMA)
+    con.execute(
+        "INSERT OR REPLACE INTO store_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+    )
+    return con
+
+
+def save(path: Path, result: EvaluationResult) -> str:
+    """Insert or replace `result`; returns its submission id."""
+    sid = result.submission_id
+    created = datetime.fromisoformat(result.created).astimezone(UTC).replace(tzinfo=None)
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM scores WHERE submission_id = ?", [sid])
+        con.execute("DELETE FROM submissions WHERE id = ?", [sid])
+        con.execute(
+            """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
+                   sha256, created, partial, coverage, n_items, runs, runs_agg, fields, bootstrap,
+                   source, citation, mathjudge_version)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                sid,
+                result.benchmark,
+                result.dataset_version,
+                result.content_hash,
+                result.judge,
+                json.dumps(result.meta),
+                result.submission_sha256,
+                created,
+                result.partial,
+                result.coverage,
+                result.n_items,
+                result.runs,
+                result.runs_agg,
+                list(result.fields),
+                json.dumps(result.bootstrap),
+                result.source,
+                result.citation,
+                result.mathjudge_version,
+            ],
+        )
+        con.executemany(
+            "INSERT INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                [sid, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n]
+                for s in result.scores
+            ],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+    return sid

@@ -1,0 +1,1 @@
+"""Reference judges. Deterministic baselines live here; LLM judges arrive with the runner."""

@@ -1,0 +1,165 @@
+"""Results store -> plain data files (`leaderboard.json`, per-benchmark CSV/JSON downloads).
+
+The site is rendered from these files only, never from the store, so what a reader downloads is
+exactly what the pages show, and the renderer cannot depend on scoring internals. Each
+(benchmark, judge) is represented by its latest submission; values stay in natural units.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from mathjudge import __version__
+from mathjudge.errors import MathJudgeError
+
+SCHEMA_VERSION = 1
+LEADERBOARD_JSON = "leaderboard.json"
+# Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Benchmark names become file names; registry names match this, anything else is refused.
+SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+DOWNLOAD_COLUMNS = (
+    "submission_id", "judge", "source", "scope", "subset", "metric", "value", "ci_low",
+    "ci_high", "n", "coverage", "partial", "dataset_version", "content_hash",
+)  # fmt: skip
+
+LATEST = """
+    SELECT * FROM submissions
+    QUALIFY row_number() OVER (PARTITION BY benchmark, judge ORDER BY created DESC, id DESC) = 1
+"""
+SUBMISSIONS = f"""
+    SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,
+           epoch_us(created) AS created, partial, coverage, n_items, runs, runs_agg, fields,
+           bootstrap, source, citation, mathjudge_version
+    FROM ({LATEST}) ORDER BY benchmark, judge
+"""
+SCORES = f"""
+    SELECT s.submission_id, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n
+    FROM scores s JOIN ({LATEST}) latest ON s.submission_id = latest.id
+    ORDER BY s.submission_id, s.scope <> 'overall', s.scope, s.subset, s.metric
+"""
+
+
+def download_names(benchmark: str) -> dict[str, str]:
+    return {"csv": f"{benchmark}_scores.csv", "json": f"{benchmark}_scores.json"}
+
+
+def export_data(store: Path, data_dir: Path) -> Path:
+    """Write `leaderboard.json` and the downloads into `data_dir`; returns the JSON's path."""
+    leaderboard = read_store(store)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for bench in leaderboard["benchmarks"]:
+        rows = long_rows(bench["submissions"])
+        names = bench["downloads"]
+        _write_atomic(data_dir / names["csv"], _to_csv(rows))
+        _write_atomic(
+            data_dir / names["json"],
+            _to_json({"schema_version": SCHEMA_VERSION, "benchmark": bench["name"], "rows": rows}),
+        )
+    target = data_dir / LEADERBOARD_JSON
+    _write_atomic(target, _to_json(leaderboard))
+    return target
+
+
+def read_store(store: Path) -> dict[str, Any]:
+    """The leaderboard document: latest submission per (benchmark, judge) with its scores."""
+    if not store.is_file():
+        raise MathJudgeError(f"{store}: no results store here; run `mathjudge evaluate` first")
+    try:
+        with duckdb.connect(str(store), read_only=True) as con:
+            submissions = _records(con.execute(SUBMISSIONS))
+            scores = _records(con.execute(SCORES))
+            total = con.execute("SELECT count(*) FROM submissions").fetchone()
+    except duckdb.Error as exc:
+        raise MathJudgeError(f"{store}: cannot read as a mathjudge results store ({exc})") from exc
+    by_submission: dict[str, list[dict[str, Any]]] = {}
+    for row in scores:
+        by_submission.setdefault(row.pop("submission_id"), []).append(row)
+    created = [s["created"] for s in submissions]
+    benchmarks: dict[str, list[dict[str, Any]]] = {}
+    for sub in submissions:
+        benchmarks.setdefault(_safe_name(sub["benchmark"]), []).append(
+            _submission(sub, by_submission.get(sub["id"], []))
+        )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_from": {
+            "store": store.name,
+            "submissions_in_store": total[0] if total else 0,
+            "latest_submission": _iso(max(created)) if created else None,
+            "mathjudge_version": __version__,
+        },
+        "benchmarks": [
+            {"name": name, "downloads": download_names(name), "submissions": subs}
+            for name, subs in sorted(benchmarks.items())
+        ],
+    }
+
+
+def long_rows(submissions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per score, with the submission facts a reader needs to interpret it."""
+    rows = []
+    for sub in submissions:
+        for score in sub["scores"]:
+            record = {**sub, "submission_id": sub["id"], **score}
+            rows.append({column: record[column] for column in DOWNLOAD_COLUMNS})
+    return rows
+
+
+def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [d[0] for d in cursor.description or []]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _submission(row: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        **{k: v for k, v in row.items() if k != "benchmark"},
+        "meta": json.loads(row["meta"]) if row["meta"] else {},
+        "bootstrap": json.loads(row["bootstrap"]),
+        "created": _iso(row["created"]),
+        "fields": list(row["fields"]),
+        "scores": scores,
+    }
+
+
+def _iso(epoch_us: int) -> str:
+    return (EPOCH + timedelta(microseconds=epoch_us)).isoformat()
+
+
+def _safe_name(benchmark: str) -> str:
+    if not SAFE_NAME.fullmatch(benchmark):
+        raise MathJudgeError(f"benchmark name {benchmark!r} cannot be used as a file name")
+    return benchmark
+
+
+def _to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _to_csv(rows: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=DOWNLOAD_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write-then-rename so a reader never sees half a file; plain open() keeps umask modes
+    (a static host must be able to read the files)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

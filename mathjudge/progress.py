@@ -1,0 +1,28 @@
+"""One progress-bar helper so every long step looks and silences (`--quiet`) the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+console = Console(stderr=True)
+
+
+@contextmanager
+def progress_bar(description: str, total: int, *, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """Yields `advance(n)`; draws nothing when quiet or when stderr is not a terminal."""
+    if quiet:
+        yield lambda _n: None
+        return
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)

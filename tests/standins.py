@@ -1,0 +1,318 @@
+"""Local stand-ins for the network services mathjudge talks to, served on 127.0.0.1 only.
+
+Tests never reach the internet: a static file server plays raw.githubusercontent.com, a minimal
+Hub API plays huggingface.co, and `NetworkGuard` records any attempt to reach another host. Every
+server records the requests it receives so tests can count them and inspect the exact bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class NetworkGuard:
+    """Refuses, and records, any DNS lookup or connection to a host that is not loopback.
+
+    Recording matters because some libraries swallow connection errors (huggingface_hub's
+    agent detection does), so a refused call alone would go unnoticed.
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.attempts: list[str] = []
+        real_getaddrinfo = socket.getaddrinfo
+        real_connect = socket.socket.connect
+
+        def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+            self._check(host)
+            return real_getaddrinfo(host, *args, **kwargs)
+
+        def connect(sock: socket.socket, address: Any) -> None:
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                self._check(address[0])
+            real_connect(sock, address)
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+        monkeypatch.setattr(socket.socket, "connect", connect)
+
+    def _check(self, host: Any) -> None:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name not in LOOPBACK:
+            self.attempts.append(name)
+            raise OSError(f"test tried to reach {name!r}; only 127.0.0.1 is allowed")
+
+
+def closed_port_url() -> str:
+    """A loopback URL nothing listens on: connections are refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request as the server received it (header names lower-cased)."""
+
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+def json_reply(status: int, payload: Any, headers: dict[str, str] | None = None) -> Reply:
+    return (
+        status,
+        {"Content-Type": "application/json", **(headers or {})},
+        json.dumps(payload).encode(),
+    )
+
+
+class LocalServer:
+    """A ThreadingHTTPServer on a free 127.0.0.1 port, run in a background thread while the
+    object is used as a context manager; subclasses implement `respond`."""
+
+    def __init__(self) -> None:
+        self.requests: list[Seen] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        # A short poll interval keeps `shutdown` (which waits for the next poll) fast.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def handle(self, seen: Seen) -> Reply:
+        with self._lock:
+            self.requests.append(seen)
+            return self.respond(seen)
+
+    def respond(self, seen: Seen) -> Reply:
+        raise NotImplementedError
+
+
+def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            parts = urlsplit(self.path)
+            seen = Seen(
+                method=self.command,
+                path=unquote(parts.path),
+                query=parts.query,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=self.rfile.read(length),
+            )
+            status, headers, body = server.handle(seen)
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silenced: failures are asserted on `server.requests`, not read from stderr."""
+
+    return Handler
+
+
+class StaticServer(LocalServer):
+    """Serves the files of `root` under the URL path `prefix` (e.g. a raw.githubusercontent.com
+    layout `/<owner>/<repo>/<commit>/data/`); anything else is a 404."""
+
+    def __init__(self, root: Path, prefix: str) -> None:
+        super().__init__()
+        self.root = root
+        self.prefix = "/" + prefix.strip("/") + "/"
+
+    def url_for(self, name: str) -> str:
+        return f"{self.url}{self.prefix}{name}"
+
+    def respond(self, seen: Seen) -> Reply:
+        if seen.method in ("GET", "HEAD") and seen.path.startswith(self.prefix):
+            target = (self.root / seen.path.removeprefix(self.prefix)).resolve()
+            if target.is_relative_to(self.root.resolve()) and target.is_file():
+                return 200, {"Content-Type": "application/octet-stream"}, target.read_bytes()
+        return 404, {"Content-Type": "text/plain"}, b"not found"
+
+
+def git_blob_oid(content: bytes) -> str:
+    """The git object id the Hub reports for a regular file (what the client compares)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+@dataclass(frozen=True)
+class Commit:
+    oid: str
+    summary: str
+    description: str
+
+
+@dataclass
+class Repo:
+    repo_type: str
+    repo_id: str
+    private: bool
+    files: dict[str, bytes] = field(default_factory=dict)
+    commits: list[Commit] = field(default_factory=list)
+
+    @property
+    def head(self) -> str:
+        return self.commits[-1].oid if self.commits else "0" * 40
+
+
+_REPO_ROUTE = re.compile(
+    r"^/api/(?P<type>model|dataset|space)s/(?P<id>[^/]+/[^/]+)"
+    r"(?:/revision/[^/]+|/(?P<action>preupload|commit)/(?P<rev>[^/]+))?$"
+)
+_URL_PREFIX = {"model": "", "dataset": "datasets/", "space": "spaces/"}
+
+
+class HubStandIn(LocalServer):
+    """The slice of the Hugging Face Hub API that `create_repo` + `upload_folder` use.
+
+    Every file is answered with upload mode "regular", so the client sends contents base64 in
+    the commit body and never needs LFS or Xet storage. `fail` maps an endpoint name
+    ("validate-yaml", "create", "info", "preupload", "commit") to a status to answer instead.
+    Requests it does not implement are answered 404 and kept in `unhandled`.
+    """
+
+    def __init__(self, token: str | None = None) -> None:
+        super().__init__()
+        self.token = token
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.fail: dict[str, int] = {}
+        self.unhandled: list[Seen] = []
+
+    def repo(self, repo_id: str, repo_type: str = "dataset") -> Repo:
+        return self.repos[(repo_type, repo_id)]
+
+    def respond(self, seen: Seen) -> Reply:
+        match = _REPO_ROUTE.match(seen.path)
+        if seen.method == "POST" and seen.path == "/api/validate-yaml":
+            name = "validate-yaml"
+        elif seen.method == "POST" and seen.path == "/api/repos/create":
+            name = "create"
+        elif match and seen.method == "GET" and not match["action"]:
+            name = "info"
+        elif match and seen.method == "POST" and match["action"]:
+            name = match["action"]
+        else:
+            self.unhandled.append(seen)
+            return json_reply(404, {"error": f"stand-in does not implement {seen.path}"})
+        if name in self.fail:
+            return json_reply(self.fail[name], {"error": f"stand-in failure injected on {name}"})
+        if self.token is not None and seen.headers.get("authorization") != f"Bearer {self.token}":
+            return json_reply(401, {"error": "Invalid credentials in Authorization header"})
+        if name == "validate-yaml":
+            return self._validate_yaml(json.loads(seen.body))
+        if name == "create":
+            return self._create(json.loads(seen.body))
+        assert match is not None
+        repo = self.repos.get((match["type"], match["id"]))
+        if repo is None:
+            return json_reply(
+                404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}
+            )
+        if name == "info":
+            return json_reply(200, {"id": repo.repo_id, "sha": repo.head, "private": repo.private})
+        if name == "preupload":
+            return self._preupload(repo, json.loads(seen.body))
+        return self._commit(repo, seen.body)
+
+    def _validate_yaml(self, payload: dict[str, Any]) -> Reply:
+        front = payload["content"].split("---\n")
+        try:
+            yaml.safe_load(front[1] if len(front) > 2 else "")
+        except yaml.YAMLError as exc:
+            return json_reply(400, {"errors": [{"message": str(exc)}], "warnings": []})
+        return json_reply(200, {"errors": [], "warnings": []})
+
+    def _create(self, payload: dict[str, Any]) -> Reply:
+        repo_type = payload.get("type") or "model"
+        repo_id = f"{payload.get('organization') or 'stand-in-user'}/{payload['name']}"
+        url = f"{self.url}/{_URL_PREFIX[repo_type]}{repo_id}"
+        if (repo_type, repo_id) in self.repos:
+            return json_reply(409, {"error": "You already created this repo", "url": url})
+        private = payload.get("visibility") == "private"
+        self.repos[(repo_type, repo_id)] = Repo(repo_type, repo_id, private)
+        return json_reply(200, {"url": url, "name": repo_id})
+
+    def _preupload(self, repo: Repo, payload: dict[str, Any]) -> Reply:
+        files = [
+            {
+                "path": f["path"],
+                "uploadMode": "regular",
+                "shouldIgnore": False,
+                "oid": git_blob_oid(repo.files[f["path"]]) if f["path"] in repo.files else None,
+            }
+            for f in payload["files"]
+        ]
+        return json_reply(200, {"files": files})
+
+    def _commit(self, repo: Repo, body: bytes) -> Reply:
+        lines = [json.loads(line) for line in body.splitlines() if line.strip()]
+        header, operations = lines[0], lines[1:]
+        if header["key"] != "header":
+            return json_reply(400, {"error": "the first NDJSON line must be the header"})
+        files = dict(repo.files)
+        for op in operations:
+            key, value = op["key"], op["value"]
+            if key == "file" and value.get("encoding") == "base64":
+                files[value["path"]] = base64.b64decode(value["content"])
+            elif key == "deletedFile":
+                files.pop(value["path"], None)
+            elif key == "deletedFolder":
+                prefix = value["path"].rstrip("/") + "/"
+                files = {p: c for p, c in files.items() if not p.startswith(prefix)}
+            else:
+                return json_reply(400, {"error": f"stand-in does not support {key!r} operations"})
+        summary = header["value"]["summary"]
+        digest = hashlib.sha1(f"{repo.head}\n{summary}\n".encode())
+        for path in sorted(files):
+            digest.update(f"{path}\n{git_blob_oid(files[path])}\n".encode())
+        commit = Commit(digest.hexdigest(), summary, header["value"].get("description", ""))
+        repo.files = files
+        repo.commits.append(commit)
+        url = f"{self.url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/commit/{commit.oid}"
+        return json_reply(200, {"commitUrl": url, "commitOid": commit.oid, "pullRequestUrl": None})

@@ -1,0 +1,157 @@
+"""The command line end to end: exit codes, messages, JSON output, and the demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+from click.testing import CliRunner
+
+from conftest import write_jsonl
+from mathjudge.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mathjudge", *args], capture_output=True, text=True
+    )
+
+
+def test_evaluate_writes_json_and_store(
+    datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
+) -> None:
+    preds = write_jsonl(
+        tmp_path / "p.jsonl", [{"item_id": r["uid"], "score": 6} for r in stepmath_rows]
+    )
+    out, db = tmp_path / "out.json", tmp_path / "r.duckdb"
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "stepmathbench",
+            str(preds),
+            "--judge",
+            "sixes",
+            "--datasets",
+            str(datasets_dir),
+            "--json",
+            str(out),
+            "--store",
+            str(db),
+            "--bootstrap",
+            "100",
+            "--quiet",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "saved as submission" in result.output
+    data = json.loads(out.read_text())
+    assert data["judge"] == "sixes" and data["n_items"] == 1000 and data["coverage"] == 1.0
+    assert data["bootstrap"]["B"] == 100 and data["bootstrap"]["seed"] == 2
+    assert data["content_hash"].startswith("sha256:")
+    overall = {s["metric"]: s for s in data["scores"] if s["scope"] == "overall"}
+    assert overall["avg_score"]["value"] == 6.0 and overall["corr"]["value"] is None
+    assert set(overall["mse"]) == {"scope", "subset", "metric", "value", "ci_low", "ci_high", "n"}
+
+
+def test_bad_input_exits_1_and_leaves_store_unchanged(
+    datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
+) -> None:
+    db = tmp_path / "r.duckdb"
+    good = write_jsonl(
+        tmp_path / "good.jsonl", [{"item_id": r["uid"], "score": 5} for r in stepmath_rows]
+    )
+    common = ["--datasets", str(datasets_dir), "--store", str(db), "--bootstrap", "10", "--quiet"]
+    assert run("evaluate", "stepmathbench", str(good), "--judge", "ok", *common).returncode == 0
+    before = db.read_bytes()
+
+    cases = {
+        "malformed.jsonl": (
+            '{"item_id": "stepmath-1", "score": 5}\n{"item_id": \n',
+            "malformed.jsonl:2: not valid JSON",
+        ),
+        "unknown.jsonl": (
+            '{"item_id": "stepmath-0", "score": 5}\n',
+            "unknown.jsonl:1 [item_id]: unknown item_id 'stepmath-0'",
+        ),
+        "dup.jsonl": (
+            '{"item_id": "stepmath-1", "score": 5}\n{"item_id": "stepmath-1", "score": 4}\n',
+            "dup.jsonl:2 [item_id]: duplicate 'stepmath-1' (first on line 1)",
+        ),
+        "range.jsonl": (
+            '{"item_id": "stepmath-1", "score": 70}\n',
+            "range.jsonl:1 [score]: Input should be less than or equal to 10",
+        ),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        proc = run(
+            "evaluate",
+            "stepmathbench",
+            str(tmp_path / name),
+            "--judge",
+            "bad",
+            "--allow-partial",
+            *common,
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert message in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert db.read_bytes() == before
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run("evaluate", "nosuchbench", "x.jsonl", "--judge", "j").returncode == 2
+    assert run("evaluate", "stepmathbench", "x.jsonl").returncode == 2  # --judge missing
+
+
+def test_missing_dataset_is_explained(tmp_path: Path) -> None:
+    proc = run("validate", "stepmathbench", "x.jsonl", "--datasets", str(tmp_path))
+    assert proc.returncode == 1
+    assert "mathjudge build stepmathbench" in proc.stderr
+
+
+def test_build_and_validate_commands(
+    mirror: Path, tmp_path: Path, stepmath_rows: list[dict]
+) -> None:
+    proc = run("build", "stepmathbench", "--source-dir", str(mirror), "--out", str(tmp_path / "ds"))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "ds" / "stepmathbench" / "manifest.json").is_file()
+    preds = write_jsonl(
+        tmp_path / "p.jsonl",
+        [{"item_id": r["uid"], "answer_correct": True} for r in stepmath_rows[:5]],
+    )
+    proc = run(
+        "validate",
+        "stepmathbench",
+        str(preds),
+        "--datasets",
+        str(tmp_path / "ds"),
+        "--allow-partial",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "5/1000 items (0.5%)" in proc.stdout
+
+
+def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"MATHJUDGE_MIRROR": str(mirror), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "open the leaderboard: file://" in proc.stdout
+    assert (tmp_path / "site" / "index.html").is_file()
+    with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "SELECT judge, partial, coverage FROM submissions ORDER BY judge"
+        ).fetchall()
+    assert rows == [
+        ("Constant (full marks)", False, 1.0),
+        ("RuleEM (final-answer match)", True, 0.725),
+    ]

@@ -1,0 +1,164 @@
+"""push_to_hub against a local stand-in of the Hub API, with the real StepMathBench build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from huggingface_hub import constants
+from standins import HubStandIn, NetworkGuard, closed_port_url
+
+from mathjudge.builders import stepmathbench
+from mathjudge.builders.hub import push_to_hub
+from mathjudge.builders.writer import write_dataset
+from mathjudge.errors import MathJudgeError
+
+TOKEN = "hf_standin_token"
+REPO = "mathjudge-test/stepmathbench"
+SOLUTIONS = "data/solutions/test-00000-of-00001.parquet"
+PROBLEMS = "data/problems/test-00000-of-00001.parquet"
+
+
+@pytest.fixture(autouse=True)
+def isolated_hub_client(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """huggingface_hub reads its settings into `constants` at import, so those are patched:
+    offline mode would block the stand-in, telemetry makes every request first fetch an agent
+    registry from huggingface.co (even with a custom endpoint), and no token may come from the
+    machine. The guard fails the test if anything still tries to leave 127.0.0.1."""
+    for var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_OIDC_RESOURCE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "hf-home" / "token"))
+    guard = NetworkGuard(monkeypatch)
+    yield
+    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+
+
+@pytest.fixture(scope="module")
+def built(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_dataset(stepmathbench.build(mirror), tmp_path_factory.mktemp("datasets"))
+
+
+@pytest.fixture
+def copy_of_build(built: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(built, tmp_path / "stepmathbench"))
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+# The Xet pipeline is used when hf_xet is installed, the single-commit path otherwise.
+@pytest.mark.parametrize("disable_xet", [False, True], ids=["xet-pipeline", "single-commit"])
+def test_every_file_arrives_byte_identical(
+    built: Path, monkeypatch: pytest.MonkeyPatch, disable_xet: bool
+) -> None:
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", disable_xet)
+    with HubStandIn(token=TOKEN) as hub:
+        url = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url)
+
+    local = folder_bytes(built)
+    assert set(local) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
+    repo = hub.repo(REPO)
+    assert repo.files == local
+    assert not repo.private
+    manifest = json.loads(local["manifest.json"])
+    (commit,) = repo.commits
+    assert commit.summary == (
+        f"Upload stepmathbench {stepmathbench.VERSION} (content_hash {manifest['content_hash']})"
+    )
+    assert url == f"{hub.url}/datasets/{REPO}/commit/{commit.oid}"
+    assert hub.unhandled == []
+
+
+def test_repushing_the_same_build_makes_no_new_commit(built: Path) -> None:
+    with HubStandIn(token=TOKEN) as hub:
+        first = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, private=True)
+        second = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, private=True)
+    assert first == second
+    assert len(hub.repo(REPO).commits) == 1
+    assert hub.repo(REPO).private
+    assert hub.unhandled == []
+
+
+def test_files_the_manifest_does_not_list_stay_home(copy_of_build: Path) -> None:
+    (copy_of_build / "notes.txt").write_text("scratch")
+    stray = copy_of_build / "data" / "old" / "test-00000-of-00001.parquet"
+    stray.parent.mkdir()
+    stray.write_bytes(b"PAR1 stale PAR1")
+    with HubStandIn(token=TOKEN) as hub:
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url)
+    assert set(hub.repo(REPO).files) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
+
+
+def flip_a_byte(folder: Path) -> None:
+    """Same size, different content: only the digest can tell."""
+    path = folder / SOLUTIONS
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def rewrite_manifest(folder: Path, edit: Callable[[dict], None]) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    edit(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (flip_a_byte, "solutions/test-00000-of-00001.parquet: sha256 .* differs"),
+        (
+            lambda f: (f / PROBLEMS).unlink(),
+            "problems/test-00000-of-00001.parquet: listed .* missing",
+        ),
+        (lambda f: (f / "manifest.json").unlink(), "no manifest.json"),
+        (lambda f: (f / "manifest.json").write_text("{"), "not a mathjudge manifest"),
+        (lambda f: (f / "README.md").unlink(), "no README.md"),
+        (
+            lambda f: rewrite_manifest(f, lambda m: m["files"][0].update(path="../escape")),
+            "leaves the dataset folder",
+        ),
+    ],
+    ids=["parquet-modified", "parquet-missing", "no-manifest", "bad-manifest", "no-card", "escape"],
+)
+def test_incomplete_or_tampered_build_is_refused_before_any_request(
+    copy_of_build: Path, damage: Callable[[Path], object], message: str
+) -> None:
+    damage(copy_of_build)
+    with HubStandIn(token=TOKEN) as hub, pytest.raises(MathJudgeError, match=message):
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url)
+    assert hub.requests == []
+
+
+# 5xx only on repo creation: the client retries 5xx on preupload/commit with backoff (~25 s).
+@pytest.mark.parametrize(
+    ("token", "fail", "status"),
+    [
+        ("hf_wrong_token", {}, "401"),
+        (TOKEN, {"create": 500}, "500"),
+        (TOKEN, {"preupload": 403}, "403"),
+        (TOKEN, {"commit": 403}, "403"),
+    ],
+    ids=["bad-token", "create-500", "preupload-403", "commit-403"],
+)
+def test_hub_errors_become_mathjudge_errors_naming_the_repo(
+    built: Path, token: str, fail: dict[str, int], status: str
+) -> None:
+    with HubStandIn(token=TOKEN) as hub:
+        hub.fail.update(fail)
+        with pytest.raises(MathJudgeError, match=f"dataset repo {REPO}.*{status}"):
+            push_to_hub(built, REPO, token=token, endpoint=hub.url)
+    assert all(not repo.commits for repo in hub.repos.values())
+
+
+def test_unreachable_hub_is_a_mathjudge_error(built: Path) -> None:
+    with pytest.raises(MathJudgeError, match=f"dataset repo {REPO}"):
+        push_to_hub(built, REPO, token=TOKEN, endpoint=closed_port_url())
