@@ -7,8 +7,10 @@ whose source cannot be reached is skipped with the reason, not silently.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 
@@ -25,6 +27,15 @@ from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
 
 
+def _counted(
+    rows: list[dict[str, Any]], advance: Callable[[int], None]
+) -> Iterator[dict[str, Any]]:
+    """Feed rows to a judge while moving its progress bar."""
+    for row in rows:
+        yield row
+        advance(1)
+
+
 @dataclass
 class DemoReport:
     built: list[str] = field(default_factory=list)
@@ -39,7 +50,10 @@ def run_demo(
     report = DemoReport()
     datasets_dir = workdir / "datasets"
     store = workdir / "results.duckdb"
-    say = (lambda _m: None) if quiet else console.print
+
+    def say(message: str) -> None:
+        if not quiet:
+            console.print(message, soft_wrap=True, highlight=False)
 
     for name, spec in registry.BENCHMARKS.items():
         try:
@@ -58,7 +72,8 @@ def run_demo(
         dataset = open_dataset(baseline.benchmark, datasets_dir)
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / baseline.benchmark / f"{baseline.key}.jsonl"
-        n = write_jsonl(preds_path, baseline.judge(items))
+        with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
+            n = write_jsonl(preds_path, baseline.judge(_counted(items, advance)))
         say(f"ran {baseline.judge_name} on {baseline.benchmark}: {n} predictions -> {preds_path}")
         with progress_bar(f"bootstrap {baseline.key}", n_boot, quiet=quiet) as advance:
             result = evaluate_file(

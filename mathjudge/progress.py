@@ -14,7 +14,7 @@ console = Console(stderr=True)
 @contextmanager
 def progress_bar(description: str, total: int, *, quiet: bool) -> Iterator[Callable[[int], None]]:
     """Yields `advance(n)`; draws nothing when quiet or when stderr is not a terminal."""
-    if quiet:
+    if quiet or not console.is_terminal:
         yield lambda _n: None
         return
     columns = (
