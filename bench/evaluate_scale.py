@@ -300,7 +300,8 @@ def run_mathjudge(
         )
         wall = time.perf_counter() - start
     rss_peak = peak_rss_mb()
-    groups, names, _, _ = captured.pop("cluster_statistics")
+    cluster_stats = captured.pop("cluster_statistics")
+    groups, names = cluster_stats.groups, cluster_stats.names
     fields = tuple(f for f in scorer.SCORED_FIELDS if f in result.fields)
     replicates = replicate_metrics(
         scorer, fields, names, len(groups), captured.pop("replicate_sums")

@@ -321,3 +321,23 @@ def test_partial_submission_scores_answered_items(
     assert got[("overall", "all", "answer_overlap")].n == 725
     assert round(got[("overall", "all", "answer_avg_score")].value * 100, 1) == 50.1
     assert ("type", "Proof", "answer_overlap") not in got
+
+
+def test_single_runs_and_their_spread(tiny: Path, tmp_path: Path) -> None:
+    """Two runs: run 0 scores (8, 6, 2, 4), run 1 scores (10, 6, 0, 4) = gold exactly."""
+    run0, run1 = [8, 6, 2, 4], [10, 6, 0, 4]
+    rows = [
+        {"item_id": item[0], "score": s, "run": r}
+        for r, scores in enumerate((run0, run1))
+        for item, s in zip(ITEMS, scores, strict=True)
+    ]
+    result = evaluate_file(
+        "stepmathbench", write_jsonl(tmp_path / "p.jsonl", rows), "j", datasets_dir=tiny, n_boot=10
+    )
+    got = scores_of(result)
+    assert got[("run", "run=0", "mse")] == 2.0 and got[("run", "run=1", "mse")] == 0.0
+    assert got[("run_spread", "mean", "mse")] == 1.0
+    assert got[("run_spread", "std", "mse")] == pytest.approx(math.sqrt(2))  # sample std of (2, 0)
+    assert got[("run_spread", "mean", "overlap")] == 0.75
+    # The ensemble (mean of runs: 9, 6, 1, 4) is what the main scopes report.
+    assert got[("overall", "all", "mse")] == pytest.approx((1 + 0 + 1 + 0) / 4)

@@ -82,11 +82,12 @@ def evaluate_file(
         path, scorer.Prediction, dataset.item_ids(spec.items_config), allow_partial=allow_partial
     )
     seed = scorer.DEFAULT_SEED if seed is None else seed
-    scores = score(
+    scored = score(
         dataset,
         spec.items_config,
         scorer,
-        submission,
+        submission.table,
+        submission.fields,
         runs_agg=runs_agg,
         n_boot=n_boot,
         seed=seed,
@@ -108,6 +109,7 @@ def evaluate_file(
         bootstrap={"B": n_boot, "seed": seed, "unit": scorer.CLUSTER, "ci": "percentile 95%"},
         meta=meta or {},
         mathjudge_version=__version__,
-        scores=tuple(scores),
+        scores=tuple(scored.scores),
+        predictions=scored.predictions,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )

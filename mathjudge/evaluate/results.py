@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from mathjudge.atomic import atomic_path
 from mathjudge.evaluate.scoring import Score
@@ -37,6 +39,8 @@ class EvaluationResult:
     created: str = field(compare=False)  # ISO 8601 with offset
     source: str = "reproduced"
     citation: str | None = None
+    # One row per item (runs combined), kept in the store for paired comparisons; not in JSON.
+    predictions: pa.Table | None = field(default=None, compare=False, repr=False)
 
     @property
     def submission_id(self) -> str:
@@ -55,7 +59,8 @@ class EvaluationResult:
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(replace(self, predictions=None))
+        del data["predictions"]
         data["fields"] = list(self.fields)
         data["submission_id"] = self.submission_id
         return data

@@ -1,22 +1,26 @@
 """Score a validated submission: DuckDB computes per-cluster statistics, numpy bootstraps them.
 
-The benchmark's scoring module supplies the additive statistics (as SQL aggregates), the scopes
-and `finalize` (statistics -> metrics); everything else here is shared by every benchmark.
+The engine builds the table `scoped`: one row per (scope, subset, item) with the item's columns,
+its cluster index `ci` (clusters = every cluster of the dataset, sorted) and the submission's
+run-aggregated prediction fields. The benchmark's scoring module turns `scoped` into additive
+per-(scope, subset, cluster) statistics with one SQL query and maps summed statistics to metric
+values with `finalize`; everything else here is shared by every benchmark.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
 from mathjudge.evaluate.dataset import BuiltDataset
 from mathjudge.evaluate.runs import aggregate_sql
-from mathjudge.evaluate.submission import Submission
 
 
 @dataclass(frozen=True)
@@ -30,113 +34,207 @@ class Score:
     n: int
 
 
+@dataclass(frozen=True)
+class ClusterStats:
+    """Per-cluster additive statistics of one scored table, ready to bootstrap."""
+
+    groups: list[tuple[str, str]]  # (scope, subset), in display order
+    names: list[str]  # statistic names
+    n_items: np.ndarray  # items per group
+    matrix: np.ndarray  # clusters x (groups * statistics)
+
+    def metrics(self, scorer: ModuleType, fields: tuple[str, ...], sums: np.ndarray):
+        shaped = sums.reshape(*sums.shape[:-1], len(self.groups), len(self.names))
+        return scorer.finalize({n: shaped[..., j] for j, n in enumerate(self.names)}, fields)
+
+
+def grouped_sums_sql(aggregates: dict[str, str]) -> str:
+    """The usual statistics query: SQL aggregates over the rows of each (scope, subset, ci)."""
+    columns = ", ".join(f"{sql} AS {name}" for name, sql in aggregates.items())
+    return f"""SELECT scope, subset, ci, count(*) AS n_items, {columns}
+               FROM scoped GROUP BY scope, subset, ci"""
+
+
+def _natural(text: str) -> tuple:
+    """Sort key putting "n=2" before "n=10"."""
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+
+
 def _clean(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def cluster_statistics(
-    con: duckdb.DuckDBPyConnection, scorer: ModuleType, fields: tuple[str, ...]
-) -> tuple[list[tuple[str, str]], list[str], np.ndarray, np.ndarray]:
-    """Groups (scope, subset), statistic names, item counts per group, and the
-    clusters x (groups * statistics) matrix, clusters being every cluster of the dataset in
-    sorted order. Expects the table `joined` (items with their aggregated predictions)."""
-    stats = scorer.stat_sql(fields)
-    scope_rows = ["SELECT 'overall' AS scope, 'all' AS subset, * FROM joined"] + [
-        f"SELECT '{name}' AS scope, CAST({expr} AS VARCHAR) AS subset, * FROM joined"
-        for name, expr in scorer.SCOPES.items()
-    ]
+def scored_fields(scorer: ModuleType, given: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f for f in scorer.SCORED_FIELDS if f in given)
+
+
+def connect(dataset: BuiltDataset, items_config: str, scorer: ModuleType):
+    """A DuckDB connection with the view `items` (only the columns scoring reads) and the
+    table `cluster_index` (cluster -> ci over every cluster of the dataset)."""
+    con = duckdb.connect()
+    con.read_parquet(str(dataset.parquet(items_config))).select(
+        ", ".join(("item_id", *scorer.ITEM_COLUMNS))
+    ).create_view("items")
     con.execute(
         f"""CREATE TEMP TABLE cluster_index AS
             SELECT {scorer.CLUSTER} AS cluster,
                    row_number() OVER (ORDER BY {scorer.CLUSTER}) - 1 AS ci
             FROM (SELECT DISTINCT {scorer.CLUSTER} FROM items)"""
     )
-    aggregates = ", ".join(f"{sql} AS {name}" for name, sql in stats.items())
+    return con
+
+
+def aggregated_predictions(
+    con: duckdb.DuckDBPyConnection, table: pa.Table, scorer: ModuleType, fields, runs_agg: str
+) -> pa.Table:
+    """One row per item: the runs of `table` combined field by field."""
+    con.register("submitted", table)
+    sql = aggregate_sql({f: scorer.Prediction.arrow_types[f] for f in fields}, runs_agg)
+    out = con.sql(sql).to_arrow_table()
+    con.unregister("submitted")
+    return out
+
+
+def cluster_statistics(
+    con: duckdb.DuckDBPyConnection, scorer: ModuleType, fields: tuple[str, ...], preds: pa.Table
+) -> ClusterStats:
+    con.register("preds", preds)
+    scope_rows = ["SELECT 'overall' AS scope, 'all' AS subset, * FROM joined"] + [
+        f"SELECT '{name}' AS scope, CAST({expr} AS VARCHAR) AS subset, * FROM joined"
+        for name, expr in scorer.SCOPES.items()
+    ]
     con.execute(
-        f"""CREATE TEMP TABLE cluster_stats AS
-            WITH scoped AS ({" UNION ALL ".join(scope_rows)})
-            SELECT scope, subset, ci, count(*) AS n_items, {aggregates}
-            FROM scoped JOIN cluster_index ON scoped.{scorer.CLUSTER} = cluster_index.cluster
-            GROUP BY scope, subset, ci"""
+        f"""CREATE OR REPLACE TEMP TABLE scoped AS
+            WITH joined AS (
+                SELECT items.*, cluster_index.ci, preds.* EXCLUDE (item_id)
+                FROM items JOIN preds USING (item_id)
+                JOIN cluster_index ON items.{scorer.CLUSTER} = cluster_index.cluster
+            )
+            {" UNION ALL ".join(scope_rows)}"""
     )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE cluster_stats AS {scorer.stats_sql(fields)}")
+    con.unregister("preds")
     order = ["overall", *scorer.SCOPES]
     groups = sorted(
         (
             tuple(g)
             for g in con.execute("SELECT DISTINCT scope, subset FROM cluster_stats").fetchall()
         ),
-        key=lambda g: (order.index(g[0]), g[1]),
+        key=lambda g: (order.index(g[0]) if g[0] in order else len(order), g[0], _natural(g[1])),
     )
-    con.execute("CREATE TEMP TABLE group_index (scope VARCHAR, subset VARCHAR, gi INTEGER)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE group_index (scope VARCHAR, subset VARCHAR, gi INTEGER)"
+    )
     con.executemany(
         "INSERT INTO group_index VALUES (?, ?, ?)", [[*g, i] for i, g in enumerate(groups)]
     )
-    names = list(stats)
+    fixed = ("scope", "subset", "ci", "n_items")
+    stat_names = [c for c in con.sql("SELECT * FROM cluster_stats").columns if c not in fixed]
     table = con.execute(
-        f"""SELECT ci, gi, n_items, {", ".join(names)}
+        f"""SELECT ci, gi, n_items, {", ".join(stat_names)}
             FROM cluster_stats JOIN group_index USING (scope, subset)"""
     ).fetchnumpy()
-    n_clusters = con.execute("SELECT count(*) FROM cluster_index").fetchone()[0]
+    n_clusters = con.execute("SELECT count(*) FROM cluster_index").fetchall()[0][0]
     ci = np.asarray(table["ci"], dtype=np.int64)
     gi = np.asarray(table["gi"], dtype=np.int64)
-    matrix = np.zeros((n_clusters, len(groups), len(names)))
-    matrix[ci, gi, :] = np.column_stack([np.asarray(table[n], dtype=np.float64) for n in names])
+    matrix = np.zeros((n_clusters, len(groups), len(stat_names)))
+    matrix[ci, gi, :] = np.column_stack(
+        [np.asarray(table[n], dtype=np.float64) for n in stat_names]
+    )
     n_items = np.bincount(
         gi, weights=np.asarray(table["n_items"], dtype=np.float64), minlength=len(groups)
     )
-    return groups, names, n_items.astype(int), matrix.reshape(n_clusters, -1)
+    return ClusterStats(groups, stat_names, n_items.astype(int), matrix.reshape(n_clusters, -1))
+
+
+def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[Score]:
+    out = []
+    for g, (scope, subset) in enumerate(stats.groups):
+        for metric in metric_names:
+            low = high = None
+            if ci is not None:
+                low, high = _clean(ci[metric].low[g]), _clean(ci[metric].high[g])
+            out.append(
+                Score(
+                    scope,
+                    subset,
+                    metric,
+                    _clean(point[metric][g]),
+                    low,
+                    high,
+                    int(stats.n_items[g]),
+                )
+            )
+    return out
+
+
+def _run_spread(
+    con: duckdb.DuckDBPyConnection, scorer: ModuleType, fields, table: pa.Table
+) -> list[Score]:
+    """Overall metrics of every single run, and their mean and std across runs (no CIs): how
+    much one run of the judge varies, next to the ensembled result."""
+    runs = sorted(set(table.column("run").to_pylist()))
+    per_run: list[dict[str, float]] = []
+    rows = []
+    names = scorer.metric_names(fields)
+    for run in runs:
+        only = table.filter(pa.compute.equal(table.column("run"), run))
+        preds = aggregated_predictions(con, only, scorer, fields, "mean")
+        stats = cluster_statistics(con, scorer, fields, preds)
+        point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
+        g = stats.groups.index(("overall", "all"))
+        values = {m: float(point[m][g]) for m in names}
+        per_run.append(values)
+        rows += [
+            Score("run", f"run={run}", m, _clean(v), None, None, int(stats.n_items[g]))
+            for m, v in values.items()
+        ]
+    for m in names:
+        column = np.array([r[m] for r in per_run])
+        defined = column[~np.isnan(column)]
+        mean = float(defined.mean()) if len(defined) else float("nan")
+        std = float(defined.std(ddof=1)) if len(defined) > 1 else float("nan")
+        rows += [
+            Score("run_spread", "mean", m, _clean(mean), None, None, len(defined)),
+            Score("run_spread", "std", m, _clean(std), None, None, len(defined)),
+        ]
+    return rows
+
+
+@dataclass(frozen=True)
+class Scored:
+    scores: list[Score]
+    predictions: pa.Table  # one row per item, runs combined: what the scores were computed on
 
 
 def score(
     dataset: BuiltDataset,
     items_config: str,
     scorer: ModuleType,
-    submission: Submission,
+    table: pa.Table,
+    given_fields: tuple[str, ...],
     *,
     runs_agg: str,
     n_boot: int,
     seed: int,
     on_progress: Callable[[int], None] | None = None,
-) -> list[Score]:
-    fields = tuple(f for f in scorer.SCORED_FIELDS if f in submission.fields)
-    model = scorer.Prediction
-    con = duckdb.connect()
+) -> Scored:
+    fields = scored_fields(scorer, given_fields)
+    con = connect(dataset, items_config, scorer)
     try:
-        con.register("submitted", submission.table)
-        con.read_parquet(str(dataset.parquet(items_config))).select(
-            ", ".join(("item_id", *scorer.ITEM_COLUMNS))
-        ).create_view("items")
-        con.execute(
-            "CREATE VIEW preds AS "
-            + aggregate_sql({f: model.arrow_types[f] for f in fields}, runs_agg)
-        )
-        # Materialised once: every scope reads it.
-        con.execute("CREATE TEMP TABLE joined AS SELECT * FROM items JOIN preds USING (item_id)")
-        groups, names, n_items, matrix = cluster_statistics(con, scorer, fields)
+        preds = aggregated_predictions(con, table, scorer, fields, runs_agg)
+        stats = cluster_statistics(con, scorer, fields, preds)
+        spread = _run_spread(con, scorer, fields, table) if _n_runs(table) > 1 else []
     finally:
         con.close()
+    names = scorer.metric_names(fields)
+    point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
+    replicates = stats.metrics(
+        scorer, fields, replicate_sums(stats.matrix, n_boot, seed, on_progress)
+    )
+    ci = {m: percentile_interval(replicates[m]) for m in names}
+    return Scored(_rows(stats, names, point, ci) + spread, preds)
 
-    def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
-        shaped = sums.reshape(*sums.shape[:-1], len(groups), len(names))
-        return scorer.finalize({n: shaped[..., j] for j, n in enumerate(names)}, fields)
 
-    point = metrics(matrix.sum(axis=0))
-    replicates = metrics(replicate_sums(matrix, n_boot, seed, on_progress))
-    scores = []
-    for metric in scorer.metric_names(fields):
-        ci = percentile_interval(replicates[metric])
-        for g, (scope, subset) in enumerate(groups):
-            scores.append(
-                Score(
-                    scope,
-                    subset,
-                    metric,
-                    _clean(point[metric][g]),
-                    _clean(ci.low[g]),
-                    _clean(ci.high[g]),
-                    int(n_items[g]),
-                )
-            )
-    order = {name: i for i, name in enumerate(scorer.metric_names(fields))}
-    scores.sort(key=lambda s: (groups.index((s.scope, s.subset)), order[s.metric]))
-    return scores
+def _n_runs(table: pa.Table) -> int:
+    return len(pa.compute.unique(table.column("run")))

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from mathjudge.evaluate.results import EvaluationResult
 
@@ -47,6 +48,14 @@ CREATE TABLE IF NOT EXISTS scores (
     ci_high DOUBLE,
     n INTEGER NOT NULL
 );
+-- What each submission was scored on: one row per (item, prediction field), runs combined,
+-- booleans as 0/1 and null verdicts as NULL. Paired comparisons are computed from it.
+CREATE TABLE IF NOT EXISTS item_predictions (
+    submission_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    field VARCHAR NOT NULL,
+    value DOUBLE
+);
 """
 
 
@@ -70,6 +79,7 @@ def save(path: Path, result: EvaluationResult) -> str:
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM scores WHERE submission_id = ?", [sid])
+        con.execute("DELETE FROM item_predictions WHERE submission_id = ?", [sid])
         con.execute("DELETE FROM submissions WHERE id = ?", [sid])
         con.execute(
             """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
@@ -104,6 +114,8 @@ def save(path: Path, result: EvaluationResult) -> str:
                 for s in result.scores
             ],
         )
+        if result.predictions is not None:
+            _save_predictions(con, sid, result.predictions)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -111,3 +123,31 @@ def save(path: Path, result: EvaluationResult) -> str:
     finally:
         con.close()
     return sid
+
+
+def _save_predictions(con: duckdb.DuckDBPyConnection, sid: str, table: pa.Table) -> None:
+    con.register("new_predictions", table)
+    try:
+        for name in table.column_names:
+            if name == "item_id":
+                continue
+            con.execute(
+                f"""INSERT INTO item_predictions
+                    SELECT ?, item_id, ?, CAST("{name}" AS DOUBLE) FROM new_predictions""",
+                [sid, name],
+            )
+    finally:
+        con.unregister("new_predictions")
+
+
+def load_predictions(
+    con: duckdb.DuckDBPyConnection, sid: str
+) -> dict[str, dict[str, float | None]]:
+    """field -> item_id -> value for one stored submission."""
+    out: dict[str, dict[str, float | None]] = {}
+    rows = con.execute(
+        "SELECT field, item_id, value FROM item_predictions WHERE submission_id = ?", [sid]
+    ).fetchall()
+    for name, item, value in rows:
+        out.setdefault(name, {})[item] = value
+    return out

@@ -20,6 +20,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.evaluate.scoring import grouped_sums_sql
 
 StepLabel = Literal["correct", "incorrect", "correct_but_meaningless"]
 
@@ -80,8 +81,8 @@ def metric_names(fields: tuple[str, ...]) -> list[str]:
     return [t.prefix + m for t in targets(fields) for m in BASE_METRICS]
 
 
-def stat_sql(fields: tuple[str, ...]) -> dict[str, str]:
-    """Additive per-cluster statistics, as SQL aggregates over the joined item rows."""
+def stats_sql(fields: tuple[str, ...]) -> str:
+    """Additive per-cluster statistics, as SQL aggregates over the scored item rows."""
     out = {}
     for t in targets(fields):
         p, g, k = t.pred_sql, t.gold_sql, t.prefix
@@ -95,7 +96,7 @@ def stat_sql(fields: tuple[str, ...]) -> dict[str, str]:
             f"{k}sse": f"sum(({p} - {g}) * ({p} - {g}))",
             f"{k}hits": f"count_if({p} = {g})",
         }
-    return out
+    return grouped_sums_sql(out)
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
