@@ -132,3 +132,70 @@ def resolve(source: Source, source_dir: Path | None = None) -> dict[str, Resolve
                 raise MathJudgeError(f"{exc}{hint}") from exc
         resolved[spec.path] = ResolvedFile(cached, spec.sha256, spec.url)
     return resolved
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Hugging Face dataset repo as files on disk: a mirror folder or a downloaded snapshot."""
+
+    folder: Path
+    revision: str  # the resolved commit when downloaded; "mirror" for a local copy
+    files: dict[str, ResolvedFile]  # every file, relative POSIX path -> digest and origin
+
+
+def _snapshot_mirror(source: Source, source_dir: Path | None) -> Path | None:
+    def holds_data(folder: Path) -> bool:
+        return folder.is_dir() and any(p.is_file() for p in folder.rglob("*"))
+
+    if source_dir is not None:
+        for candidate in (source_dir / source.mirror_name, source_dir):
+            if holds_data(candidate):
+                return candidate
+        raise MathJudgeError(
+            f"{source_dir}: no {source.repo} snapshot in it or in {source.mirror_name}/"
+        )
+    root = mirror_root()
+    if root is not None and holds_data(root / source.mirror_name):
+        return root / source.mirror_name
+    return None
+
+
+def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot:
+    """The dataset repo `source.repo`: a local mirror when configured (a folder laid out like the
+    repo: README.md and data files), else `huggingface_hub.snapshot_download` at the pinned
+    revision. The digest of every file goes into the manifest, so a build names its exact input.
+    """
+    folder = _snapshot_mirror(source, source_dir)
+    revision, origin = "mirror", f"mirror:{folder}"
+    if folder is None:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+        try:
+            folder = Path(
+                snapshot_download(
+                    source.repo,
+                    repo_type="dataset",
+                    revision=source.revision,
+                    cache_dir=cache_dir() / "hub",
+                )
+            )
+        except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            hint = (
+                f" or MATHJUDGE_MIRROR (now {mirror_root()})"
+                if mirror_root()
+                else " or MATHJUDGE_MIRROR"
+            )
+            raise MathJudgeError(
+                f"{source.mirror_name}: could not download the Hugging Face dataset "
+                f"{source.repo} at {source.revision} ({reason}); to build offline, point "
+                f"--source-dir{hint} at a folder holding a {source.mirror_name}/ copy of it"
+            ) from exc
+        revision, origin = folder.name, f"huggingface:{source.repo}@{folder.name}"
+    files = {
+        path.relative_to(folder).as_posix(): ResolvedFile(path, sha256_file(path), origin)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and ".cache" not in path.relative_to(folder).parts
+    }
+    return Snapshot(folder, revision, files)

@@ -111,5 +111,6 @@ def evaluate_file(
         mathjudge_version=__version__,
         scores=tuple(scored.scores),
         predictions=scored.predictions,
+        extras=scored.extras,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )

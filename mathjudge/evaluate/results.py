@@ -39,6 +39,7 @@ class EvaluationResult:
     created: str = field(compare=False)  # ISO 8601 with offset
     source: str = "reproduced"
     citation: str | None = None
+    extras: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # One row per item (runs combined), kept in the store for paired comparisons; not in JSON.
     predictions: pa.Table | None = field(default=None, compare=False, repr=False)
 

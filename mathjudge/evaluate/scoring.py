@@ -205,6 +205,7 @@ def _run_spread(
 class Scored:
     scores: list[Score]
     predictions: pa.Table  # one row per item, runs combined: what the scores were computed on
+    extras: dict[str, list[dict]]  # benchmark-specific tables (e.g. a confusion matrix)
 
 
 def score(
@@ -224,6 +225,8 @@ def score(
     try:
         preds = aggregated_predictions(con, table, scorer, fields, runs_agg)
         stats = cluster_statistics(con, scorer, fields, preds)
+        # Optional hook: tables computed from `scoped` that are not metrics with CIs.
+        extras = scorer.extras(con, fields) if hasattr(scorer, "extras") else {}
         spread = _run_spread(con, scorer, fields, table) if _n_runs(table) > 1 else []
     finally:
         con.close()
@@ -233,7 +236,7 @@ def score(
         scorer, fields, replicate_sums(stats.matrix, n_boot, seed, on_progress)
     )
     ci = {m: percentile_interval(replicates[m]) for m in names}
-    return Scored(_rows(stats, names, point, ci) + spread, preds)
+    return Scored(_rows(stats, names, point, ci) + spread, preds, extras)
 
 
 def _n_runs(table: pa.Table) -> int:

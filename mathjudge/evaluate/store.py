@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     bootstrap JSON NOT NULL,
     source VARCHAR NOT NULL,
     citation VARCHAR,
-    mathjudge_version VARCHAR NOT NULL
+    mathjudge_version VARCHAR NOT NULL,
+    extras JSON
 );
 CREATE TABLE IF NOT EXISTS scores (
     submission_id VARCHAR NOT NULL,
@@ -84,8 +85,8 @@ def save(path: Path, result: EvaluationResult) -> str:
         con.execute(
             """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
                    sha256, created, partial, coverage, n_items, runs, runs_agg, fields, bootstrap,
-                   source, citation, mathjudge_version)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   source, citation, mathjudge_version, extras)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 sid,
                 result.benchmark,
@@ -105,6 +106,7 @@ def save(path: Path, result: EvaluationResult) -> str:
                 result.source,
                 result.citation,
                 result.mathjudge_version,
+                json.dumps(result.extras),
             ],
         )
         con.executemany(

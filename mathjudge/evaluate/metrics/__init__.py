@@ -1,1 +1,18 @@
-"""One scoring module per benchmark; see `stepmathbench.py` for the interface they share."""
+"""One scoring module per benchmark. The engine (`evaluate/scoring.py`) asks each for:
+
+- `Prediction`: a `PredictionRow` subclass, the row contract of a submission (with
+  `arrow_types` for its fields and, optionally, `requires_one_of`);
+- `DEFAULT_SEED`: the bootstrap seed recorded with every result;
+- `CLUSTER`: the item column the bootstrap resamples (the problem);
+- `ITEM_COLUMNS`: the dataset columns the statistics read;
+- `SCORED_FIELDS`: prediction fields that enter the metrics;
+- `SCOPES`: scope name -> SQL expression over item columns giving the subset;
+- `stats_sql(fields)`: one SELECT over the table `scoped` (scope, subset, ci, the item columns and
+  the run-combined prediction fields) returning scope, subset, ci, n_items and additive
+  statistics per (scope, subset, ci); a scorer may emit scopes of its own (e.g. best-of-n's
+  `bon`, subsets `n=k`);
+- `finalize(sums, fields)`: summed statistics -> metric arrays, elementwise, so the same code
+  gives point estimates and every bootstrap replicate;
+- `metric_names(fields)`: metric keys in display order, headline first where it matters;
+- optionally `extras(con, fields)`: tables that are not metrics (e.g. a confusion matrix).
+"""
