@@ -56,7 +56,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("benchmark", type=click.Choice([*sorted(registry.BENCHMARKS), "all"]))
+@click.argument("benchmark", type=click.Choice([*sorted(registry.datasets()), "all"]))
 @click.option(
     "--source-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -78,7 +78,7 @@ def main() -> None:
 )
 def build(benchmark: str, source_dir: Path | None, out: Path, repo: str | None) -> None:
     """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest)."""
-    names = sorted(registry.BENCHMARKS) if benchmark == "all" else [benchmark]
+    names = sorted(registry.datasets()) if benchmark == "all" else [benchmark]
     if repo and len(names) > 1:
         raise click.UsageError("--push-to-hub takes one benchmark at a time")
     from mathjudge.builders.writer import write_dataset
@@ -195,6 +195,59 @@ def evaluate(
     click.echo(f"coverage {result.coverage:.1%}{partial}; saved as submission {sid} in {store}")
 
 
+@main.command()
+@BENCH
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--bootstrap",
+    "n_boot",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Paired bootstrap resamples.",
+)
+@click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the comparison as JSON here.",
+)
+@STORE
+@DATASETS
+@QUIET
+def compare(
+    benchmark: str,
+    a: str,
+    b: str,
+    n_boot: int,
+    seed: int | None,
+    json_out: Path | None,
+    store: Path,
+    datasets_dir: Path,
+    quiet: bool,
+) -> None:
+    """Paired comparison A - B: judge names or submission ids in the store, or files."""
+    from mathjudge.evaluate.compare import compare as run_compare
+    from mathjudge.evaluate.results import write_json_atomic
+
+    with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:
+        result = run_compare(
+            benchmark,
+            a,
+            b,
+            store=store,
+            datasets_dir=datasets_dir,
+            n_boot=n_boot,
+            seed=seed,
+            on_progress=advance,
+        )
+    if json_out:
+        write_json_atomic(json_out, result.to_json())
+    click.echo(result.format_table())
+
+
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
@@ -242,7 +295,8 @@ def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
 
     report = run_demo(workdir, source_dir=source_dir, quiet=quiet)
     click.echo(
-        f"built {len(report.built)} benchmark(s), evaluated {len(report.evaluated)} submission(s)"
+        f"built {len(report.built)} dataset(s), evaluated {len(report.evaluated)} submission(s), "
+        f"imported {report.reported} reported result(s)"
     )
     assert report.site is not None
     click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")

@@ -16,9 +16,11 @@ import pyarrow.parquet as pq
 
 from mathjudge import registry
 from mathjudge.builders.writer import write_dataset
+from mathjudge.config import mirror_root
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.reported import import_reported
 from mathjudge.evaluate.results import write_json_atomic
 from mathjudge.evaluate.store import save
 from mathjudge.judges.baselines import BASELINES
@@ -42,6 +44,14 @@ class DemoReport:
     skipped: dict[str, str] = field(default_factory=dict)
     evaluated: list[tuple[str, str]] = field(default_factory=list)
     site: Path | None = None
+    reported: int = 0
+
+
+def _reported_folder(source_dir: Path | None) -> Path | None:
+    """Result tables transcribed from papers live in the mirror's `reported/` folder."""
+    root = source_dir or mirror_root()
+    folder = root / "reported" if root else None
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def run_demo(
@@ -55,7 +65,7 @@ def run_demo(
         if not quiet:
             console.print(message, soft_wrap=True, highlight=False)
 
-    for name, spec in registry.BENCHMARKS.items():
+    for name, spec in registry.datasets().items():
         try:
             path = write_dataset(spec.builder_module().build(source_dir), datasets_dir)
         except MathJudgeError as exc:
@@ -66,14 +76,14 @@ def run_demo(
         say(f"built {name} -> {path}")
 
     for baseline in BASELINES:
-        if baseline.benchmark not in report.built:
-            continue
         spec = registry.get(baseline.benchmark)
-        dataset = open_dataset(baseline.benchmark, datasets_dir)
+        if spec.dataset_name not in report.built:
+            continue
+        dataset = open_dataset(spec.dataset_name, datasets_dir)
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / baseline.benchmark / f"{baseline.key}.jsonl"
         with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            n = write_jsonl(preds_path, baseline.judge(_counted(items, advance)))
+            n = write_jsonl(preds_path, baseline.judge(_counted(items, advance), source_dir))
         say(f"ran {baseline.judge_name} on {baseline.benchmark}: {n} predictions -> {preds_path}")
         with progress_bar(f"bootstrap {baseline.key}", n_boot, quiet=quiet) as advance:
             result = evaluate_file(
@@ -92,6 +102,11 @@ def run_demo(
         save(store, result)
         report.evaluated.append((baseline.benchmark, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+
+    reported = _reported_folder(source_dir)
+    if reported is not None:
+        report.reported = import_reported(reported, store)
+        say(f"imported {report.reported} reported results from {reported}")
 
     if not report.built:
         raise MathJudgeError(

@@ -19,6 +19,11 @@ class Benchmark:
     builder: str  # module with `build(source_dir) -> writer.Build`
     scorer: str  # module with the prediction model, defaults and `cluster_stats`
     items_config: str  # the config whose rows are what a judge is scored on
+    dataset: str = ""  # built dataset folder, when several benchmarks share one; default `name`
+
+    @property
+    def dataset_name(self) -> str:
+        return self.dataset or self.name
 
     def builder_module(self) -> ModuleType:
         return importlib.import_module(self.builder)
@@ -37,8 +42,45 @@ BENCHMARKS: dict[str, Benchmark] = {
             scorer="mathjudge.evaluate.metrics.stepmathbench",
             items_config="solutions",
         ),
+        Benchmark(
+            name="proofbench",
+            title="ProofBench",
+            builder="mathjudge.builders.proofbench",
+            scorer="mathjudge.evaluate.metrics.proofbench",
+            items_config="grading",
+        ),
+        Benchmark(
+            name="proofbench_bon",
+            title="ProofBench best-of-n",
+            builder="mathjudge.builders.proofbench",
+            scorer="mathjudge.evaluate.metrics.proofbench_bon",
+            items_config="best_of_n",
+            dataset="proofbench",
+        ),
+        Benchmark(
+            name="mumath",
+            title="μ-MATH",
+            builder="mathjudge.builders.mumath",
+            scorer="mathjudge.evaluate.metrics.mumath",
+            items_config="judgments",
+        ),
+        Benchmark(
+            name="opc",
+            title="Open Proof Corpus",
+            builder="mathjudge.builders.opc",
+            scorer="mathjudge.evaluate.metrics.opc",
+            items_config="judgments",
+        ),
     )
 }
+
+
+def datasets() -> dict[str, Benchmark]:
+    """One benchmark per built dataset (its builder), for `build` and `demo`."""
+    out: dict[str, Benchmark] = {}
+    for bench in BENCHMARKS.values():
+        out.setdefault(bench.dataset_name, bench)
+    return out
 
 
 def get(name: str) -> Benchmark:

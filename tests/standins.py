@@ -316,3 +316,70 @@ class HubStandIn(LocalServer):
         repo.commits.append(commit)
         url = f"{self.url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/commit/{commit.oid}"
         return json_reply(200, {"commitUrl": url, "commitOid": commit.oid, "pullRequestUrl": None})
+
+
+_READ_ROUTE = re.compile(
+    r"^(?:/api/datasets/(?P<api_id>[^/]+/[^/]+)/(?P<call>revision|tree)/(?P<api_rev>[^/]+)"
+    r"|/datasets/(?P<file_id>[^/]+/[^/]+)/resolve/(?P<file_rev>[^/]+)/(?P<path>.+))$"
+)
+
+
+class HubSnapshotStandIn(LocalServer):
+    """The read-only slice of the Hub that `snapshot_download(repo_type="dataset")` uses, for
+    one dataset repo whose files are those of `folder`.
+
+    `GET /api/datasets/<id>/revision/<rev>` gives the commit (`sha`) and `siblings`;
+    `GET /api/datasets/<id>/tree/<rev>` lists every file (the client asks recursively);
+    `HEAD`/`GET /datasets/<id>/resolve/<rev>/<path>` serve a file with the `ETag` (its git
+    blob id) and `X-Repo-Commit` headers the client requires. Files are plain git blobs, with no
+    LFS or Xet headers, so the client downloads them over HTTP. Revisions are `main` and the
+    commit; anything else is answered 404 and kept in `unhandled`.
+    """
+
+    def __init__(self, repo_id: str, folder: Path) -> None:
+        super().__init__()
+        self.repo_id = repo_id
+        self.files = {
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        }
+        digest = hashlib.sha1(repo_id.encode())
+        for path, content in self.files.items():
+            digest.update(f"\n{path}\n{git_blob_oid(content)}".encode())
+        self.commit = digest.hexdigest()
+        self.unhandled: list[Seen] = []
+
+    def respond(self, seen: Seen) -> Reply:
+        match = _READ_ROUTE.match(seen.path)
+        if seen.method not in ("GET", "HEAD") or match is None:
+            return self._unhandled(seen)
+        repo_id = match["api_id"] or match["file_id"]
+        revision = match["api_rev"] or match["file_rev"]
+        if repo_id != self.repo_id or revision not in ("main", self.commit):
+            return self._unhandled(seen)
+        if match["call"] == "revision":
+            siblings = [{"rfilename": path} for path in self.files]
+            info = {"id": self.repo_id, "sha": self.commit, "private": False}
+            return json_reply(200, {**info, "siblings": siblings})
+        if match["call"] == "tree":
+            return json_reply(
+                200,
+                [
+                    {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(data)}
+                    for path, data in self.files.items()
+                ],
+            )
+        content = self.files.get(match["path"])
+        if content is None:
+            return self._unhandled(seen)
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "ETag": f'"{git_blob_oid(content)}"',
+            "X-Repo-Commit": self.commit,
+        }
+        return 200, headers, content
+
+    def _unhandled(self, seen: Seen) -> Reply:
+        self.unhandled.append(seen)
+        return json_reply(404, {"error": f"stand-in does not serve {seen.path}"})

@@ -137,21 +137,69 @@ def test_build_and_validate_commands(
 
 
 def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
+    env = {
+        "MATHJUDGE_MIRROR": str(mirror),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        # The shared mirror has no ProofBench or μ-MATH copy: the demo must skip them with a
+        # reason, and this test must not reach for the Hub.
+        "HF_HUB_OFFLINE": "1",
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        env={"MATHJUDGE_MIRROR": str(mirror), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
+    assert "built 2 dataset(s), evaluated 4 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
-            "SELECT judge, partial, coverage FROM submissions ORDER BY judge"
+            "SELECT benchmark, judge, partial, coverage FROM submissions WHERE source = 'reproduced' ORDER BY ALL"
         ).fetchall()
+        reported = dict(
+            con.execute(
+                "SELECT benchmark, count(*) FROM submissions WHERE source = 'reported' GROUP BY ALL"
+            ).fetchall()
+        )
     assert rows == [
-        ("Constant (full marks)", False, 1.0),
-        ("RuleEM (final-answer match)", True, 0.725),
+        ("opc", "Constant (always incorrect)", False, 1.0),
+        ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
+        ("stepmathbench", "Constant (full marks)", False, 1.0),
+        ("stepmathbench", "RuleEM (final-answer match)", True, 0.725),
     ]
+    assert set(reported) == {"stepmathbench", "proofbench", "proofbench_bon", "mumath"}
+    for page in ("stepmathbench", "opc", "proofbench", "mumath"):
+        assert (tmp_path / "site" / f"{page}.html").is_file()
+
+
+def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:
+    gold = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [{"item_id": r["uid"], "score": r["gold_score"]} for r in stepmath_rows],
+    )
+    flat = write_jsonl(
+        tmp_path / "flat.jsonl",
+        [{"item_id": r["uid"], "score": 5.5 + (i % 2)} for i, r in enumerate(stepmath_rows)],
+    )
+    out = tmp_path / "cmp.json"
+    proc = run(
+        "compare",
+        "stepmathbench",
+        str(gold),
+        str(flat),
+        "--datasets",
+        str(datasets_dir),
+        "--bootstrap",
+        "200",
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    corr = next(r for r in data["rows"] if (r["scope"], r["metric"]) == ("overall", "corr"))
+    assert corr["diff"] > 0 and corr["ci_low"] > 0

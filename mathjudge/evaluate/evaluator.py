@@ -24,7 +24,7 @@ def validate_file(
     benchmark: str, path: Path, datasets_dir: Path, *, allow_partial: bool = False
 ) -> Submission:
     spec = registry.get(benchmark)
-    dataset = open_dataset(benchmark, datasets_dir)
+    dataset = open_dataset(spec.dataset_name, datasets_dir)
     return load_submission(
         path,
         spec.scorer_module().Prediction,
@@ -77,7 +77,7 @@ def evaluate_file(
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
-    dataset = open_dataset(benchmark, datasets_dir)
+    dataset = open_dataset(spec.dataset_name, datasets_dir)
     submission = load_submission(
         path, scorer.Prediction, dataset.item_ids(spec.items_config), allow_partial=allow_partial
     )

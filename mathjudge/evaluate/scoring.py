@@ -152,7 +152,7 @@ def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[
     for g, (scope, subset) in enumerate(stats.groups):
         for metric in metric_names:
             low = high = None
-            if ci is not None:
+            if ci is not None and metric in ci:
                 low, high = _clean(ci[metric].low[g]), _clean(ci[metric].high[g])
             out.append(
                 Score(
@@ -235,7 +235,9 @@ def score(
     replicates = stats.metrics(
         scorer, fields, replicate_sums(stats.matrix, n_boot, seed, on_progress)
     )
-    ci = {m: percentile_interval(replicates[m]) for m in names}
+    # Counts (e.g. problems where a statistic is defined) are facts of the data, not estimates.
+    no_ci = set(getattr(scorer, "NO_CI", ()))
+    ci = {m: percentile_interval(replicates[m]) for m in names if m not in no_ci}
     return Scored(_rows(stats, names, point, ci) + spread, preds, extras)
 
 

@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS scores (
     n INTEGER NOT NULL
 );
 -- What each submission was scored on: one row per (item, prediction field), runs combined,
--- booleans as 0/1 and null verdicts as NULL. Paired comparisons are computed from it.
+-- as the scorer's column type holds it (booleans 0/1; verdicts as votes +1/-1/0, see
+-- metrics/binary.py). Paired comparisons are computed from it.
 CREATE TABLE IF NOT EXISTS item_predictions (
     submission_id VARCHAR NOT NULL,
     item_id VARCHAR NOT NULL,
@@ -74,57 +75,95 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 def save(path: Path, result: EvaluationResult) -> str:
     """Insert or replace `result`; returns its submission id."""
-    sid = result.submission_id
-    created = datetime.fromisoformat(result.created).astimezone(UTC).replace(tzinfo=None)
+    return save_many(path, [result])[0]
+
+
+def save_many(path: Path, results: list[EvaluationResult]) -> list[str]:
+    """Insert or replace every result in one transaction: all of them land, or none."""
     con = connect(path)
     con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM scores WHERE submission_id = ?", [sid])
-        con.execute("DELETE FROM item_predictions WHERE submission_id = ?", [sid])
-        con.execute("DELETE FROM submissions WHERE id = ?", [sid])
-        con.execute(
-            """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
-                   sha256, created, partial, coverage, n_items, runs, runs_agg, fields, bootstrap,
-                   source, citation, mathjudge_version, extras)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [
-                sid,
-                result.benchmark,
-                result.dataset_version,
-                result.content_hash,
-                result.judge,
-                json.dumps(result.meta),
-                result.submission_sha256,
-                created,
-                result.partial,
-                result.coverage,
-                result.n_items,
-                result.runs,
-                result.runs_agg,
-                list(result.fields),
-                json.dumps(result.bootstrap),
-                result.source,
-                result.citation,
-                result.mathjudge_version,
-                json.dumps(result.extras),
-            ],
-        )
-        con.executemany(
-            "INSERT INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                [sid, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n]
-                for s in result.scores
-            ],
-        )
-        if result.predictions is not None:
-            _save_predictions(con, sid, result.predictions)
+        ids = [_insert(con, result) for result in results]
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     finally:
         con.close()
+    return ids
+
+
+def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
+    sid = result.submission_id
+    created = datetime.fromisoformat(result.created).astimezone(UTC).replace(tzinfo=None)
+    con.execute("DELETE FROM scores WHERE submission_id = ?", [sid])
+    con.execute("DELETE FROM item_predictions WHERE submission_id = ?", [sid])
+    con.execute("DELETE FROM submissions WHERE id = ?", [sid])
+    con.execute(
+        """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
+               sha256, created, partial, coverage, n_items, runs, runs_agg, fields, bootstrap,
+               source, citation, mathjudge_version, extras)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [
+            sid,
+            result.benchmark,
+            result.dataset_version,
+            result.content_hash,
+            result.judge,
+            json.dumps(result.meta),
+            result.submission_sha256,
+            created,
+            result.partial,
+            result.coverage,
+            result.n_items,
+            result.runs,
+            result.runs_agg,
+            list(result.fields),
+            json.dumps(result.bootstrap),
+            result.source,
+            result.citation,
+            result.mathjudge_version,
+            json.dumps(result.extras),
+        ],
+    )
+    scores = pa.Table.from_pylist(
+        [
+            {
+                "submission_id": sid,
+                "scope": x.scope,
+                "subset": x.subset,
+                "metric": x.metric,
+                "value": x.value,
+                "ci_low": x.ci_low,
+                "ci_high": x.ci_high,
+                "n": x.n,
+            }
+            for x in result.scores
+        ],
+        schema=_SCORES,
+    )
+    con.register("new_scores", scores)
+    try:
+        con.execute("INSERT INTO scores SELECT * FROM new_scores")
+    finally:
+        con.unregister("new_scores")
+    if result.predictions is not None:
+        _save_predictions(con, sid, result.predictions)
     return sid
+
+
+_SCORES = pa.schema(
+    [
+        ("submission_id", pa.string()),
+        ("scope", pa.string()),
+        ("subset", pa.string()),
+        ("metric", pa.string()),
+        ("value", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("n", pa.int32()),
+    ]
+)
 
 
 def _save_predictions(con: duckdb.DuckDBPyConnection, sid: str, table: pa.Table) -> None:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from mathjudge.judges import constant, rule_em
+from mathjudge.judges import constant, opc_corpus, rule_em
 
-JudgeFn = Callable[[Iterable[Mapping[str, Any]]], list[dict[str, Any]]]
+Rows = Iterable[Mapping[str, Any]]
+# (dataset rows, source mirror folder or None) -> predictions
+JudgeFn = Callable[[Rows, Path | None], list[dict[str, Any]]]
+
+
+def _rows_only(judge: Callable[[Rows], list[dict[str, Any]]]) -> JudgeFn:
+    return lambda rows, _source_dir: judge(rows)
 
 
 @dataclass(frozen=True)
@@ -26,7 +33,7 @@ BASELINES: tuple[Baseline, ...] = (
         key="rule-em",
         judge_name="RuleEM (final-answer match)",
         benchmark="stepmathbench",
-        judge=rule_em.judge,
+        judge=_rows_only(rule_em.judge),
         partial=True,
         description="Extracts the final answer and checks it against the reference answers with "
         "math-verify; Calculation problems only, as in the StepMathAgent paper.",
@@ -35,8 +42,28 @@ BASELINES: tuple[Baseline, ...] = (
         key="constant",
         judge_name="Constant (full marks)",
         benchmark="stepmathbench",
-        judge=constant.judge,
+        judge=_rows_only(constant.full_marks),
         partial=False,
         description="Gives every solution 10/10 and a correct final answer.",
+    ),
+    Baseline(
+        key="opc-corpus",
+        judge_name="OPC LLM judge (from the corpus)",
+        benchmark="opc",
+        judge=opc_corpus.judge,
+        partial=True,
+        description="The Open Proof Corpus's own LLM judgment of each proof, read as 'correct' "
+        "when it lists no issues; 311 of the 434 proofs have one.",
+    ),
+    *(
+        Baseline(
+            key="always-incorrect",
+            judge_name="Constant (always incorrect)",
+            benchmark=benchmark,
+            judge=_rows_only(constant.always_incorrect),
+            partial=False,
+            description="Judges every solution incorrect.",
+        )
+        for benchmark in ("opc", "mumath")
     ),
 )

@@ -1,8 +1,8 @@
-"""The constant baseline: every solution gets full marks and a correct final answer.
+"""Constant baselines: judges that give every item the same answer.
 
-It is the judge that accepts everything. Its avg_score and overlap show what a benchmark's label
-balance alone gives, and its correlation is undefined (reported as n/a), which keeps the
-leaderboard honest about what "no signal" looks like.
+They show what a benchmark's label balance alone earns: a constant's correlation is undefined
+(reported as n/a) and one verdict class goes unpredicted, which keeps the leaderboard honest
+about what "no signal" looks like.
 """
 
 from __future__ import annotations
@@ -13,5 +13,11 @@ from typing import Any
 FULL_MARKS = 10.0
 
 
-def judge(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def full_marks(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """StepMathBench: 10/10 and a correct final answer for every solution."""
     return [{"item_id": r["item_id"], "score": FULL_MARKS, "answer_correct": True} for r in rows]
+
+
+def always_incorrect(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Verdict benchmarks: every solution judged incorrect (the majority class of OPC)."""
+    return [{"item_id": r["item_id"], "verdict": False} for r in rows]

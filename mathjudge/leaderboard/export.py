@@ -34,7 +34,9 @@ DOWNLOAD_COLUMNS = (
 
 LATEST = """
     SELECT * FROM submissions
-    QUALIFY row_number() OVER (PARTITION BY benchmark, judge ORDER BY created DESC, id DESC) = 1
+    QUALIFY row_number() OVER (
+        PARTITION BY benchmark, source, judge ORDER BY created DESC, id DESC
+    ) = 1
 """
 SUBMISSIONS = f"""
     SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,

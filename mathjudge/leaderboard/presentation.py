@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Direction = Literal["higher", "lower", "closer to gold"]
+Direction = Literal["higher", "lower", "closer to gold", "closer to zero"]
 
 DIRECTION_TEXT: dict[Direction, str] = {
     "higher": "higher is better",
     "lower": "lower is better",
     "closer to gold": "closer to the gold reference is better",
+    "closer to zero": "closer to zero is better",
 }
 
 
@@ -210,7 +211,182 @@ STEPMATHBENCH = BenchmarkPresentation(
     ),
 )
 
-PRESENTATIONS: dict[str, BenchmarkPresentation] = {p.name: p for p in (STEPMATHBENCH,)}
+
+def _points(key: str, label: str, description: str, direction: Direction) -> MetricSpec:
+    return MetricSpec(key, label, description, decimals=3, direction=direction)
+
+
+PROOFBENCH = BenchmarkPresentation(
+    name="proofbench",
+    display_name="ProofBench",
+    summary=(
+        "Fine-grained proof grading: a judge scores each of 435 competition proofs (145 problems "
+        "from APMO, EGMO, IMO, Putnam, USA TST and USAMO 2022-2025, each proved by o3, "
+        "gemini-2.5-pro and DeepSeek-R1-0528) on the experts' 0-7 scale. Every metric is "
+        "computed per problem and macro-averaged over problems, as in the ProofBench paper "
+        "(arXiv:2510.13888)."
+    ),
+    headline="mae",
+    groups=(
+        MetricGroup(
+            "Agreement with the expert score (0-7)",
+            (
+                _points("mae", "MAE", "Mean absolute error, in points.", "lower"),
+                _points("rmse", "RMSE", "Root-mean-square error, in points.", "lower"),
+                MetricSpec(
+                    "wta1",
+                    "WTA(≤1)",
+                    "Share of proofs scored within 1 point of the experts, ×100.",
+                    scale=100,
+                    decimals=1,
+                    direction="higher",
+                ),
+                _points(
+                    "kendall_tau_b",
+                    "Kendall τ_b",
+                    "Within-problem rank agreement (ties-adjusted), averaged over problems where "
+                    "it is defined.",
+                    "higher",
+                ),
+                _points(
+                    "bias",
+                    "Bias",
+                    "Mean signed error (judge − expert), in points.",
+                    "closer to zero",
+                ),
+            ),
+        ),
+        MetricGroup(
+            "Kendall τ_b coverage",
+            (
+                MetricSpec(
+                    "kendall_tau_b_problems",
+                    "τ_b problems",
+                    "Problems where τ_b is defined (counted, no CI).",
+                    decimals=0,
+                ),
+                MetricSpec(
+                    "kendall_tau_b_omitted",
+                    "τ_b omitted",
+                    "Problems left out: fewer than 2 proofs, or constant scores on a side.",
+                    decimals=0,
+                ),
+            ),
+        ),
+    ),
+    scopes=(
+        ScopeSpec("generator", "By generator", "Proofs written by {}"),
+        ScopeSpec("contest", "By contest", "Contest: {}"),
+        ScopeSpec("year", "By year", "Year {}"),
+        ScopeSpec("run", "Single runs", "Run {}"),
+        ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
+    ),
+)
+
+PROOFBENCH_BON = BenchmarkPresentation(
+    name="proofbench_bon",
+    display_name="ProofBench best-of-n",
+    summary=(
+        "Best-of-n selection: from a random n-subset of 16 o3 proofs per problem the judge picks "
+        "its top-scored proof; the value is the expected expert score (0-7) of that pick, "
+        "computed exactly, next to the human oracle and the mean of the first n proofs."
+    ),
+    headline="bon_score",
+    groups=(
+        MetricGroup(
+            "Expected expert score of the selected proof (0-7)",
+            (
+                _points(
+                    "bon_score",
+                    "Judge pick",
+                    "Expected expert score of the judge's pick.",
+                    "higher",
+                ),
+                MetricSpec(
+                    "bon_oracle", "Oracle", "Expected expert score of the best proof.", decimals=3
+                ),
+                MetricSpec(
+                    "bon_first_n_mean",
+                    "Mean of first n",
+                    "Mean expert score of proofs 1..n.",
+                    decimals=3,
+                ),
+            ),
+        ),
+    ),
+    scopes=(ScopeSpec("bon", "By n", "Subsets of {}"),),
+)
+
+
+def _verdict_presentation(
+    name: str, display_name: str, summary: str, author: str
+) -> BenchmarkPresentation:
+    def pct(key: str, label: str, description: str, direction: Direction) -> MetricSpec:
+        return MetricSpec(key, label, description, scale=100, decimals=1, direction=direction)
+
+    return BenchmarkPresentation(
+        name=name,
+        display_name=display_name,
+        summary=summary,
+        headline="macro_f1",
+        groups=(
+            MetricGroup(
+                "Verdicts against the human label (positive = solution correct)",
+                (
+                    pct(
+                        "macro_f1",
+                        "Macro F1",
+                        "Mean of the F1 of the correct and incorrect classes, ×100.",
+                        "higher",
+                    ),
+                    pct("tpr", "TPR", "Share of correct solutions judged correct, ×100.", "higher"),
+                    pct(
+                        "tnr",
+                        "TNR",
+                        "Share of incorrect solutions judged incorrect, ×100.",
+                        "higher",
+                    ),
+                    pct(
+                        "ppv", "PPV", "Share of 'correct' verdicts that are right, ×100.", "higher"
+                    ),
+                    pct(
+                        "npv",
+                        "NPV",
+                        "Share of 'incorrect' verdicts that are right, ×100.",
+                        "higher",
+                    ),
+                    pct(
+                        "inconclusive_rate",
+                        "Inconclusive",
+                        "Share of null verdicts, ×100 (counted as wrong).",
+                        "lower",
+                    ),
+                ),
+            ),
+        ),
+        scopes=(ScopeSpec("author_model", "By author model", author),),
+    )
+
+
+MUMATH = _verdict_presentation(
+    "mumath",
+    "μ-MATH",
+    "Answer verification: a judge decides whether a solution to a university-level problem "
+    "reaches the reference answer (1,084 solutions of 271 U-MATH problems by four models), "
+    "as in the U-MATH paper (arXiv:2412.03205).",
+    "Solutions written by {}",
+)
+OPC = _verdict_presentation(
+    "opc",
+    "Open Proof Corpus",
+    "Proof verification: a judge decides whether each of 434 competition proofs is correct, "
+    "against binary human labels from the Open Proof Corpus.",
+    "Proofs written by {}",
+)
+
+PRESENTATIONS: dict[str, BenchmarkPresentation] = {
+    p.name: p for p in (STEPMATHBENCH, PROOFBENCH, PROOFBENCH_BON, MUMATH, OPC)
+}
 
 
 def presentation_for(benchmark: str) -> BenchmarkPresentation:

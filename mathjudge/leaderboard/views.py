@@ -96,7 +96,10 @@ def benchmark_view(bench: dict[str, Any]) -> BenchmarkView:
         sections.append(Section(_anchor(scope, anchors), spec.title, tables))
     extra = tuple(m for m in columns if m.key in show.overview_extra and m is not headline)
     overview_groups = (MetricGroup("", (headline, *extra)),)
-    datasets = Counter((s["dataset_version"], s["content_hash"]) for s in subs)
+    # Reported rows were scored on the paper's own copy; only reproduced ones name a build.
+    datasets = Counter(
+        (s["dataset_version"], s["content_hash"]) for s in subs if s.get("source") != "reported"
+    )
     return BenchmarkView(
         name=name,
         page=f"{name}.html",
@@ -166,6 +169,8 @@ def _rank(headline: MetricSpec, scores: dict[str, dict[str, Any]]) -> tuple[int,
         return (0, -value)
     if headline.direction == "lower":
         return (0, value)
+    if headline.direction == "closer to zero":
+        return (0, abs(value))
     gold = scores.get(headline.reference or "", {}).get("value")
     return (1, 0.0) if gold is None else (0, abs(value - gold))
 

@@ -14,5 +14,6 @@
 - `finalize(sums, fields)`: summed statistics -> metric arrays, elementwise, so the same code
   gives point estimates and every bootstrap replicate;
 - `metric_names(fields)`: metric keys in display order, headline first where it matters;
-- optionally `extras(con, fields)`: tables that are not metrics (e.g. a confusion matrix).
+- optionally `extras(con, fields)`: tables that are not metrics (e.g. a confusion matrix);
+- optionally `NO_CI`: metric keys that are counts, reported without a bootstrap interval.
 """

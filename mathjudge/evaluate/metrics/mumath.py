@@ -1,0 +1,31 @@
+"""μ-MATH scoring: the binary verdict metrics of `binary` (U-MATH paper, arXiv:2412.03205),
+scopes overall and author model, problems as bootstrap clusters."""
+
+from __future__ import annotations
+
+from mathjudge.evaluate.metrics.binary import (
+    CLUSTER,
+    ITEM_COLUMNS,
+    SCOPES,
+    SCORED_FIELDS,
+    Prediction,
+    extras,
+    finalize,
+    metric_names,
+    stats_sql,
+)
+
+DEFAULT_SEED = 4
+
+__all__ = [
+    "CLUSTER",
+    "DEFAULT_SEED",
+    "ITEM_COLUMNS",
+    "SCOPES",
+    "SCORED_FIELDS",
+    "Prediction",
+    "extras",
+    "finalize",
+    "metric_names",
+    "stats_sql",
+]

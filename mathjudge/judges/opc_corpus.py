@@ -1,0 +1,37 @@
+"""The Open Proof Corpus's own LLM judgments, as a submission to the `opc` benchmark.
+
+The corpus file stores, next to each human label, the output of an LLM judge asked to list the
+issues in the proof (`llm_judgment.result.issues`). Read as a verdict — correct exactly when it
+lists no issues — it is a real judge to score against the human labels. Rows the corpus did not
+judge get no prediction, so the submission is partial by design (score it with
+`--allow-partial`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mathjudge.builders import opc
+
+
+def corpus_verdicts(source_dir: Path | None = None) -> dict[str, bool]:
+    """item_id -> verdict for every row of the pinned corpus file that has an LLM judgment."""
+    return {
+        opc.item_id(row): not row["llm_judgment"]["result"]["issues"]
+        for row in opc.read_source(source_dir)
+        if row["llm_judgment"] is not None
+    }
+
+
+def judge(
+    rows: Iterable[Mapping[str, Any]], source_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """Predictions for the dataset rows the corpus judged, in the rows' order."""
+    verdicts = corpus_verdicts(source_dir)
+    return [
+        {"item_id": r["item_id"], "verdict": verdicts[r["item_id"]]}
+        for r in rows
+        if r["item_id"] in verdicts
+    ]
