@@ -34,6 +34,21 @@ STORE = click.option(
     show_default=True,
     help="Results store (DuckDB file).",
 )
+BOOTSTRAP = click.option(
+    "--bootstrap",
+    "n_boot",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples (problems resampled with replacement).",
+)
+SEED = click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
+JSON_OUT = click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the result as JSON here.",
+)
 QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
 
@@ -129,21 +144,9 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
     show_default=True,
     help="How several runs of one item are combined.",
 )
-@click.option(
-    "--bootstrap",
-    "n_boot",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for the 95% CIs.",
-)
-@click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the result as JSON here.",
-)
+@BOOTSTRAP
+@SEED
+@JSON_OUT
 @STORE
 @DATASETS
 @QUIET
@@ -199,21 +202,9 @@ def evaluate(
 @BENCH
 @click.argument("a")
 @click.argument("b")
-@click.option(
-    "--bootstrap",
-    "n_boot",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Paired bootstrap resamples.",
-)
-@click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
-@click.option(
-    "--json",
-    "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the comparison as JSON here.",
-)
+@BOOTSTRAP
+@SEED
+@JSON_OUT
 @STORE
 @DATASETS
 @QUIET

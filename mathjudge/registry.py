@@ -61,14 +61,14 @@ BENCHMARKS: dict[str, Benchmark] = {
             name="mumath",
             title="μ-MATH",
             builder="mathjudge.builders.mumath",
-            scorer="mathjudge.evaluate.metrics.mumath",
+            scorer="mathjudge.evaluate.metrics.binary",  # shared with opc
             items_config="judgments",
         ),
         Benchmark(
             name="opc",
             title="Open Proof Corpus",
             builder="mathjudge.builders.opc",
-            scorer="mathjudge.evaluate.metrics.opc",
+            scorer="mathjudge.evaluate.metrics.binary",  # shared with mumath
             items_config="judgments",
         ),
     )

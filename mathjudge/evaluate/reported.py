@@ -29,7 +29,7 @@ from mathjudge import __version__
 from mathjudge.errors import MathJudgeError, Problem
 from mathjudge.evaluate.results import EvaluationResult
 from mathjudge.evaluate.scoring import Score
-from mathjudge.evaluate.store import connect, save_many
+from mathjudge.evaluate.store import connect, delete, save_many
 
 SOURCE = "reported"
 
@@ -698,23 +698,15 @@ def import_reported(folder: Path, store: Path) -> int:
 
 
 def _remove_stale(path: Path, current: set[str]) -> None:
-    con = connect(path)
+    con = connect(path, read_only=True)
     try:
         rows = con.execute(
             """SELECT id FROM submissions
                WHERE source = ? AND json_extract(meta, '$.transcribed_from') IS NOT NULL""",
             [SOURCE],
         ).fetchall()
-        stale = [[sid] for (sid,) in rows if sid not in current]
-        if stale:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                con.executemany("DELETE FROM scores WHERE submission_id = ?", stale)
-                con.executemany("DELETE FROM item_predictions WHERE submission_id = ?", stale)
-                con.executemany("DELETE FROM submissions WHERE id = ?", stale)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
     finally:
         con.close()
+    stale = [sid for (sid,) in rows if sid not in current]
+    if stale:
+        delete(path, stale)

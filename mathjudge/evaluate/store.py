@@ -96,9 +96,7 @@ def save_many(path: Path, results: list[EvaluationResult]) -> list[str]:
 def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
     sid = result.submission_id
     created = datetime.fromisoformat(result.created).astimezone(UTC).replace(tzinfo=None)
-    con.execute("DELETE FROM scores WHERE submission_id = ?", [sid])
-    con.execute("DELETE FROM item_predictions WHERE submission_id = ?", [sid])
-    con.execute("DELETE FROM submissions WHERE id = ?", [sid])
+    _delete(con, [sid])
     con.execute(
         """INSERT INTO submissions (id, benchmark, dataset_version, content_hash, judge, meta,
                sha256, created, partial, coverage, n_items, runs, runs_agg, fields, bootstrap,
@@ -150,6 +148,29 @@ def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
     if result.predictions is not None:
         _save_predictions(con, sid, result.predictions)
     return sid
+
+
+def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
+    for table, key in (
+        ("scores", "submission_id"),
+        ("item_predictions", "submission_id"),
+        ("submissions", "id"),
+    ):
+        con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT unnest(?))", [ids])
+
+
+def delete(path: Path, ids: list[str]) -> None:
+    """Remove these submissions and everything stored with them, in one transaction."""
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _delete(con, ids)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
 
 
 _SCORES = pa.schema(

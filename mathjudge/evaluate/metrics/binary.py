@@ -1,5 +1,5 @@
-"""Binary verdict metrics, shared by μ-MATH and the Open Proof Corpus (the metrics of the U-MATH
-paper, arXiv:2412.03205, §4).
+"""Binary verdict metrics: the scorer of both μ-MATH and the Open Proof Corpus (the metrics of
+the U-MATH paper, arXiv:2412.03205, §4).
 
 A judge gives each solution a `verdict`: true (correct), false (incorrect) or null
 (inconclusive). The positive class is "the solution is correct" (the item's `label`). A null
@@ -56,6 +56,7 @@ class Prediction(PredictionRow):
     requires_one_of: ClassVar[tuple[str, ...]] = ("verdict",)
 
 
+DEFAULT_SEED = 4  # DESIGN.md: the same seed for mumath and opc
 CLUSTER = "problem_id"
 ITEM_COLUMNS = ("problem_id", "author_model", "label")
 SCORED_FIELDS = ("verdict",)
