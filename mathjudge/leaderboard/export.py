@@ -41,7 +41,7 @@ LATEST = """
 SUBMISSIONS = f"""
     SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,
            epoch_us(created) AS created, partial, coverage, n_items, runs, runs_agg, fields,
-           bootstrap, source, citation, mathjudge_version
+           bootstrap, source, citation, mathjudge_version, extras
     FROM ({LATEST}) ORDER BY benchmark, judge
 """
 SCORES = f"""
@@ -127,6 +127,8 @@ def _submission(row: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, 
         **{k: v for k, v in row.items() if k != "benchmark"},
         "meta": json.loads(row["meta"]) if row["meta"] else {},
         "bootstrap": json.loads(row["bootstrap"]),
+        # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for the site's plots.
+        "extras": json.loads(row["extras"]) if row["extras"] else {},
         "created": _iso(row["created"]),
         "fields": list(row["fields"]),
         "scores": scores,
