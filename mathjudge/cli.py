@@ -49,6 +49,7 @@ JSON_OUT = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the result as JSON here.",
 )
+PDF_BENCHMARK = "arxivmathgradingbench"
 QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
 
@@ -91,15 +92,31 @@ def main() -> None:
     metavar="REPO",
     help="Also upload to this Hugging Face dataset repo (uses HF_TOKEN / HF_ENDPOINT).",
 )
-def build(benchmark: str, source_dir: Path | None, out: Path, repo: str | None) -> None:
+@click.option(
+    "--with-pdfs",
+    is_flag=True,
+    help=f"{PDF_BENCHMARK}: also fetch the arXiv PDFs of permissively licensed papers "
+    "(pdfs/ and pdfs.json beside the data).",
+)
+def build(
+    benchmark: str, source_dir: Path | None, out: Path, repo: str | None, with_pdfs: bool
+) -> None:
     """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest)."""
     names = sorted(registry.datasets()) if benchmark == "all" else [benchmark]
     if repo and len(names) > 1:
         raise click.UsageError("--push-to-hub takes one benchmark at a time")
+    if with_pdfs and benchmark not in (PDF_BENCHMARK, "all"):
+        raise click.UsageError(f"--with-pdfs applies to {PDF_BENCHMARK} only")
     from mathjudge.builders.writer import write_dataset
 
     for name in names:
-        path = write_dataset(registry.get(name).builder_module().build(source_dir), out)
+        built = registry.get(name).builder_module().build(source_dir)
+        if with_pdfs and name == PDF_BENCHMARK:
+            from mathjudge.builders.arxiv_pdfs import write_with_pdfs
+
+            path = write_with_pdfs(built, out)
+        else:
+            path = write_dataset(built, out)
         click.echo(f"built {name} -> {path}")
         if repo:
             from mathjudge.builders.hub import push_to_hub
@@ -144,6 +161,11 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
     show_default=True,
     help="How several runs of one item are combined.",
 )
+@click.option(
+    "--matcher",
+    type=click.Choice(["strict", "llm"]),
+    help="arxivmathgradingbench: how predicted error locations are matched (default strict).",
+)
 @BOOTSTRAP
 @SEED
 @JSON_OUT
@@ -157,6 +179,7 @@ def evaluate(
     meta: Path | None,
     allow_partial: bool,
     runs_agg: str,
+    matcher: str | None,
     n_boot: int,
     seed: int | None,
     json_out: Path | None,
@@ -180,6 +203,7 @@ def evaluate(
             n_boot=n_boot,
             seed=seed,
             meta=read_meta(meta),
+            options={"matcher": matcher} if matcher else None,
             on_progress=advance,
         )
     if json_out:

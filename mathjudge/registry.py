@@ -71,6 +71,13 @@ BENCHMARKS: dict[str, Benchmark] = {
             scorer="mathjudge.evaluate.metrics.binary",  # shared with mumath
             items_config="judgments",
         ),
+        Benchmark(
+            name="arxivmathgradingbench",
+            title="ArxivMathGradingBench",
+            builder="mathjudge.builders.arxivmathgradingbench",
+            scorer="mathjudge.evaluate.metrics.arxivmathgradingbench",
+            items_config="papers",
+        ),
     )
 }
 

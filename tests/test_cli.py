@@ -154,7 +154,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 2 dataset(s), evaluated 4 submission(s)" in proc.stdout
+    assert "built 3 dataset(s), evaluated 4 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(

@@ -188,6 +188,11 @@ def compare(
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
+    if hasattr(scorer, "combine_runs"):
+        raise MathJudgeError(
+            f"{benchmark}: paired comparison is not available for benchmarks that score sets of "
+            "predictions per item (its per-item records are match counts, not predictions)"
+        )
     dataset = open_dataset(spec.dataset_name, datasets_dir)
     seed = scorer.DEFAULT_SEED if seed is None else seed
     con = connect(dataset, spec.items_config, scorer)

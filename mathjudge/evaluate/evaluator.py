@@ -13,7 +13,7 @@ from mathjudge import __version__, registry
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.results import EvaluationResult
-from mathjudge.evaluate.scoring import score
+from mathjudge.evaluate.scoring import resolve_options, score
 from mathjudge.evaluate.submission import Submission, load_submission
 
 DEFAULT_BOOTSTRAP = 1000
@@ -69,14 +69,21 @@ def evaluate_file(
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int | None = None,
     meta: dict[str, Any] | None = None,
+    options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> EvaluationResult:
-    """Validate `path` completely, then score it; raises before scoring on any problem."""
+    """Validate `path` completely, then score it; raises before scoring on any problem.
+
+    `options` are the scorer's own (e.g. ArxivMathGradingBench's matcher). They are recorded
+    under `bootstrap["options"]`, which the submission id covers, so one file scored with two
+    settings gives two results; scorers without options record nothing new.
+    """
     judge = check_judge_name(judge)
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
+    options = resolve_options(scorer, options)
     dataset = open_dataset(spec.dataset_name, datasets_dir)
     submission = load_submission(
         path, scorer.Prediction, dataset.item_ids(spec.items_config), allow_partial=allow_partial
@@ -91,8 +98,10 @@ def evaluate_file(
         runs_agg=runs_agg,
         n_boot=n_boot,
         seed=seed,
+        options=options,
         on_progress=on_progress,
     )
+    bootstrap = {"B": n_boot, "seed": seed, "unit": scorer.CLUSTER, "ci": "percentile 95%"}
     return EvaluationResult(
         benchmark=benchmark,
         dataset_version=dataset.version,
@@ -104,9 +113,9 @@ def evaluate_file(
         coverage=submission.coverage,
         partial=submission.partial,
         runs=submission.runs,
-        runs_agg=runs_agg,
+        runs_agg=getattr(scorer, "RUNS_AGG", runs_agg),
         fields=submission.fields,
-        bootstrap={"B": n_boot, "seed": seed, "unit": scorer.CLUSTER, "ci": "percentile 95%"},
+        bootstrap=(bootstrap | {"options": options}) if options else bootstrap,
         meta=meta or {},
         mathjudge_version=__version__,
         scores=tuple(scored.scores),

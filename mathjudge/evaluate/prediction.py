@@ -21,6 +21,11 @@ class PredictionRow(BaseModel):
     arrow_types: ClassVar[dict[str, pa.DataType]] = {}
     # A row must give at least one of these fields.
     requires_one_of: ClassVar[tuple[str, ...]] = ()
+    # False where an item takes many rows per run (e.g. one per error location found): then
+    # (item_id, run) is no duplicate, and the scorer decides what repeated rows mean.
+    one_row_per_run: ClassVar[bool] = True
+    # Optional fields a row may give or leave out whatever the other rows do (e.g. a comment).
+    per_row_optional: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def prediction_fields(cls) -> tuple[str, ...]:

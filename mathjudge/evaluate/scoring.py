@@ -5,6 +5,12 @@ its cluster index `ci` (clusters = every cluster of the dataset, sorted) and the
 run-aggregated prediction fields. The benchmark's scoring module turns `scoped` into additive
 per-(scope, subset, cluster) statistics with one SQL query and maps summed statistics to metric
 values with `finalize`; everything else here is shared by every benchmark.
+
+Two opt-ins for benchmarks whose runs are not ensembled field by field: a scorer may define
+`combine_runs(con, table, fields, options)`, which replaces `--runs-agg` (named by its `RUNS_AGG`)
+and turns the validated rows, all runs, into the per-item table the statistics join (it may also
+leave tables of its own on `con` for its `stats_sql`); and `OPTIONS`, option name -> allowed
+values (the first is the default), which `resolve_options` checks and `combine_runs` receives.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
 from mathjudge.evaluate.dataset import BuiltDataset
 from mathjudge.evaluate.runs import aggregate_sql
@@ -82,6 +89,33 @@ def connect(dataset: BuiltDataset, items_config: str, scorer: ModuleType):
             FROM (SELECT DISTINCT {scorer.CLUSTER} FROM items)"""
     )
     return con
+
+
+def resolve_options(scorer: ModuleType, given: dict[str, str] | None) -> dict[str, str]:
+    """Every option the scorer takes, set to the given value or its default."""
+    allowed: dict[str, tuple[str, ...]] = getattr(scorer, "OPTIONS", {})
+    given = given or {}
+    for name, value in given.items():
+        if name not in allowed:
+            known = ", ".join(sorted(allowed)) or "none"
+            raise MathJudgeError(f"unknown scoring option {name!r} (this benchmark takes: {known})")
+        if value not in allowed[name]:
+            raise MathJudgeError(f"{name} must be one of {', '.join(allowed[name])}, not {value!r}")
+    return {name: given.get(name, values[0]) for name, values in allowed.items()}
+
+
+def combined_predictions(
+    con: duckdb.DuckDBPyConnection,
+    table: pa.Table,
+    scorer: ModuleType,
+    fields: tuple[str, ...],
+    runs_agg: str,
+    options: dict[str, str],
+) -> pa.Table:
+    """The per-item table scored: the scorer's own `combine_runs`, else runs ensembled."""
+    if hasattr(scorer, "combine_runs"):
+        return scorer.combine_runs(con, table, fields, options)
+    return aggregated_predictions(con, table, scorer, fields, runs_agg)
 
 
 def aggregated_predictions(
@@ -169,7 +203,11 @@ def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[
 
 
 def _run_spread(
-    con: duckdb.DuckDBPyConnection, scorer: ModuleType, fields, table: pa.Table
+    con: duckdb.DuckDBPyConnection,
+    scorer: ModuleType,
+    fields,
+    table: pa.Table,
+    options: dict[str, str],
 ) -> list[Score]:
     """Overall metrics of every single run, and their mean and std across runs (no CIs): how
     much one run of the judge varies, next to the ensembled result."""
@@ -179,7 +217,7 @@ def _run_spread(
     names = scorer.metric_names(fields)
     for run in runs:
         only = table.filter(pa.compute.equal(table.column("run"), run))
-        preds = aggregated_predictions(con, only, scorer, fields, "mean")
+        preds = combined_predictions(con, only, scorer, fields, "mean", options)
         stats = cluster_statistics(con, scorer, fields, preds)
         point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
         g = stats.groups.index(("overall", "all"))
@@ -218,16 +256,18 @@ def score(
     runs_agg: str,
     n_boot: int,
     seed: int,
+    options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Scored:
     fields = scored_fields(scorer, given_fields)
+    options = resolve_options(scorer, options)
     con = connect(dataset, items_config, scorer)
     try:
-        preds = aggregated_predictions(con, table, scorer, fields, runs_agg)
+        preds = combined_predictions(con, table, scorer, fields, runs_agg, options)
         stats = cluster_statistics(con, scorer, fields, preds)
         # Optional hook: tables computed from `scoped` that are not metrics with CIs.
         extras = scorer.extras(con, fields) if hasattr(scorer, "extras") else {}
-        spread = _run_spread(con, scorer, fields, table) if _n_runs(table) > 1 else []
+        spread = _run_spread(con, scorer, fields, table, options) if _n_runs(table) > 1 else []
     finally:
         con.close()
     names = scorer.metric_names(fields)

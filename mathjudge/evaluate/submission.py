@@ -33,7 +33,8 @@ FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "pa
 
 @dataclass(frozen=True)
 class Submission:
-    """A validated predictions file: one row per (item_id, run), only the fields given."""
+    """A validated predictions file: one row per (item_id, run) unless the benchmark takes many
+    (`one_row_per_run`), only the fields given."""
 
     path: Path
     sha256: str
@@ -164,6 +165,9 @@ def load_submission(
     unit = "row" if fmt == "parquet" else "line"
     strict = fmt != "csv"  # CSV cells are text; typed formats must carry the right types
     fields = model.prediction_fields()
+    # Fields every row must give alike; the per-row optional ones are given where any row has.
+    uniform = tuple(f for f in fields if f not in model.per_row_optional)
+    optional_given: set[str] = set()
     model_fields = set(model.model_fields)  # a class property that is slow to read per row
     known = set(known_items)
     problems: list[Problem] = []
@@ -183,25 +187,27 @@ def load_submission(
             continue
         extra.update(k for k in record if k not in model_fields)
         key = (row.item_id, row.run)
-        if key in seen:
-            run = "" if row.run is None else f" run {row.run}"
-            problems.append(
-                Problem(
-                    name,
-                    line,
-                    "item_id",
-                    f"duplicate {row.item_id!r}{run} (first on {unit} {seen[key]})",
-                    unit,
+        if model.one_row_per_run:
+            if key in seen:
+                run = "" if row.run is None else f" run {row.run}"
+                problems.append(
+                    Problem(
+                        name,
+                        line,
+                        "item_id",
+                        f"duplicate {row.item_id!r}{run} (first on {unit} {seen[key]})",
+                        unit,
+                    )
                 )
-            )
-            continue
-        seen[key] = line
+                continue
+            seen[key] = line
         if row.item_id not in known:
             problems.append(
                 Problem(name, line, "item_id", f"unknown item_id {row.item_id!r}", unit)
             )
             continue
-        presence[frozenset(f for f in fields if getattr(row, f) is not None)] += 1
+        presence[frozenset(f for f in uniform if getattr(row, f) is not None)] += 1
+        optional_given.update(f for f in model.per_row_optional if getattr(row, f) is not None)
         rows.append((line, row))
 
     if not rows and not problems:
@@ -224,7 +230,7 @@ def load_submission(
         located = sorted((p for p in problems if p.line is not None), key=lambda p: p.line or 0)
         raise ValidationFailed(located + [p for p in problems if p.line is None])
 
-    given = tuple(f for f in fields if f in next(iter(presence)))
+    given = tuple(f for f in fields if f in next(iter(presence)) | optional_given)
     columns: dict[str, pa.Array] = {
         "item_id": pa.array([r.item_id for _, r in rows], pa.string()),
         "run": pa.array([r.run or 0 for _, r in rows], pa.int32()),

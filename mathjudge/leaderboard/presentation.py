@@ -384,8 +384,74 @@ OPC = _verdict_presentation(
     "Proofs written by {}",
 )
 
+ARXIVMATHGRADINGBENCH = BenchmarkPresentation(
+    name="arxivmathgradingbench",
+    display_name="ArxivMathGradingBench",
+    summary=(
+        "Error finding in research papers: for each of 35 arXiv math papers whose later "
+        "version corrects an error in a named result, the judge lists where the error is. "
+        "Predicted locations of the first k runs are pooled; a ground-truth location counts as "
+        "found when a prediction matches it (Pseudo-Formalization paper, §4.2). Overall = the "
+        "largest k."
+    ),
+    headline="f1",
+    cluster_label="papers",
+    groups=(
+        MetricGroup(
+            "Error locations (positive = an error)",
+            (
+                MetricSpec(
+                    "f1",
+                    "F1",
+                    "Harmonic mean of precision and recall, ×100.",
+                    scale=100,
+                    decimals=1,
+                    direction="higher",
+                ),
+                MetricSpec(
+                    "precision",
+                    "Precision",
+                    "Found locations / (found + false predictions), ×100.",
+                    scale=100,
+                    decimals=1,
+                    direction="higher",
+                ),
+                MetricSpec(
+                    "recall",
+                    "Recall",
+                    "Ground-truth locations found, ×100.",
+                    scale=100,
+                    decimals=1,
+                    direction="higher",
+                ),
+                MetricSpec(
+                    "coverage",
+                    "Coverage",
+                    "Papers with every error found, ×100.",
+                    scale=100,
+                    decimals=1,
+                    direction="higher",
+                ),
+                MetricSpec(
+                    "false_errors_per_paper",
+                    "False errors / paper",
+                    "Predictions matching no ground-truth location, per paper.",
+                    decimals=2,
+                    direction="lower",
+                ),
+            ),
+        ),
+    ),
+    scopes=(
+        ScopeSpec("k", "By number of runs pooled", "First {} runs"),
+        ScopeSpec("run", "Single runs", "Run {}"),
+        ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
+    ),
+)
+
 PRESENTATIONS: dict[str, BenchmarkPresentation] = {
-    p.name: p for p in (STEPMATHBENCH, PROOFBENCH, PROOFBENCH_BON, MUMATH, OPC)
+    p.name: p
+    for p in (STEPMATHBENCH, PROOFBENCH, PROOFBENCH_BON, MUMATH, OPC, ARXIVMATHGRADINGBENCH)
 }
 
 

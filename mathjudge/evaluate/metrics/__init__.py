@@ -15,5 +15,12 @@
   gives point estimates and every bootstrap replicate;
 - `metric_names(fields)`: metric keys in display order, headline first where it matters;
 - optionally `extras(con, fields)`: tables that are not metrics (e.g. a confusion matrix);
-- optionally `NO_CI`: metric keys that are counts, reported without a bootstrap interval.
+- optionally `NO_CI`: metric keys that are counts, reported without a bootstrap interval;
+- optionally `combine_runs(con, table, fields, options)` (+ `RUNS_AGG`, the name recorded): the
+  scorer's own way of combining runs (ArxivMathGradingBench unions the first k runs) instead
+  of `--runs-agg`;
+- optionally `OPTIONS`: name -> allowed values (first = default), e.g. `matcher`; resolved values
+  are recorded with the result.
+On `Prediction`, `one_row_per_run = False` allows many rows per (item_id, run) and
+`per_row_optional` lists fields a row may leave out.
 """

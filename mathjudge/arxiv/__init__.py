@@ -1,0 +1,1 @@
+"""arXiv error benchmarks: location parsing, location matching and the mining pipeline."""

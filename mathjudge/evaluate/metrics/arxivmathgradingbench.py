@@ -1,0 +1,233 @@
+"""ArxivMathGradingBench scoring: finding the known error locations of arXiv papers
+(Pseudo-Formalization paper, §4.2), the positive class being an error.
+
+A judge predicts any number of error locations per paper and run (one row each). For k = 1..n,
+n the number of runs in the file, the predictions of the first k runs (by run index) are
+unioned per paper and de-duplicated by normalized location (`Location.key`: kind and label, or
+the words of an unlabelled location; the first row in (run, file) order supplies the text and
+description a matcher sees). Each remaining prediction is matched against each of the paper's
+ground-truth locations by the chosen matcher (option `matcher`, `strict` by default). Per paper:
+- tp: ground-truth locations matched by at least one prediction
+- fn: ground-truth locations matched by none
+- fp: predictions matching no ground-truth location
+Summed over papers:
+- precision = tp / (tp + fp) (so tp counts matched locations, not matching predictions; it is
+  undefined, null, when there are no predictions)
+- recall = tp / (tp + fn)
+- f1 = 2 tp / (2 tp + fp + fn), the harmonic mean of the two (0 when nothing is found)
+- coverage = share of papers whose every location is found (fn = 0)
+- false_errors_per_paper = fp / papers
+Scope `k`, subsets `k=1`..`k=n`; `overall`/`all` is k = n. Every paper of the dataset is scored:
+a paper without predictions (in the first k runs, or at all, which validation accepts only with
+--allow-partial) has all its locations missed. CIs resample papers. Repeated rows are allowed
+(they are de-duplicated above); `--runs-agg` does not apply. An undecided match (a matcher's
+None) stops the evaluation with a message rather than counting as a non-match.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import Field, StringConstraints
+
+from mathjudge.arxiv.locations import Location, parse_location, parse_locations
+from mathjudge.arxiv.matching import (
+    MATCHERS,
+    Matcher,
+    MatchPair,
+    PaperContext,
+    PredictedLocation,
+    make_matcher,
+)
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.prediction import PredictionRow
+
+
+class Prediction(PredictionRow):
+    """One predicted error location of one paper in one run; many rows per (item_id, run)."""
+
+    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] = Field(
+        description='where the error is, e.g. "proof of Theorem 19"; one location per row'
+    )
+    description: str | None = Field(default=None, description="what the error is (optional)")
+
+    arrow_types: ClassVar[dict[str, pa.DataType]] = {
+        "location": pa.string(),
+        "description": pa.string(),
+    }
+    one_row_per_run: ClassVar[bool] = False
+    per_row_optional: ClassVar[tuple[str, ...]] = ("description",)
+
+
+DEFAULT_SEED = 1
+CLUSTER = "item_id"  # one paper per cluster
+ITEM_COLUMNS = ("arxiv_id", "version", "title", "error_locations")
+SCORED_FIELDS = ("location",)
+SCOPES: dict[str, str] = {}
+OPTIONS = {"matcher": MATCHERS}
+RUNS_AGG = "union"
+METRICS = ("precision", "recall", "f1", "coverage", "false_errors_per_paper")
+# Per (paper, k) counts left on the connection by `combine_runs` for `stats_sql`.
+COUNTS_TABLE = "location_counts"
+
+
+def metric_names(fields: tuple[str, ...]) -> list[str]:
+    return list(METRICS)
+
+
+def combine_runs(
+    con: duckdb.DuckDBPyConnection,
+    table: pa.Table,
+    fields: tuple[str, ...],
+    options: dict[str, str],
+) -> pa.Table:
+    """Match the de-duplicated predictions, leave per-(paper, k) counts in `COUNTS_TABLE`, and
+    return the counts at k = n, one row per paper (what is stored as the item predictions)."""
+    texts = pc.unique(table.column("location"))
+    parsed = {text: parse_location(text) for text in texts.to_pylist()}
+    keys = pa.array([p.key for p in parsed.values()], pa.string())
+    positions = pc.index_in(table.column("location"), value_set=texts)
+    located = table.append_column("key", pc.take(keys, positions))
+    if "description" not in located.column_names:
+        located = located.append_column("description", pa.nulls(len(located), pa.string()))
+    located = located.append_column("row", pa.array(range(len(located)), pa.int64()))
+    con.register("located", located)
+    try:
+        # One row per (paper, normalized location): the first k whose runs include it.
+        unique = con.sql(
+            """SELECT item_id, key, location, description,
+                      min(k) OVER (PARTITION BY item_id, key) AS first_k
+               FROM (SELECT *, dense_rank() OVER (ORDER BY run) AS k FROM located)
+               QUALIFY row_number() OVER (PARTITION BY item_id, key ORDER BY run, row) = 1
+               ORDER BY item_id, first_k, key"""
+        ).to_arrow_table()
+        n_runs = con.execute("SELECT count(DISTINCT run) FROM located").fetchall()[0][0]
+    finally:
+        con.unregister("located")
+    papers = con.execute(
+        "SELECT item_id, arxiv_id, version, title, error_locations FROM items"
+    ).fetchall()
+    truth = {p[0]: parse_locations(list(p[4])) for p in papers}
+    context = {p[0]: PaperContext(p[0], p[1], p[2], p[3]) for p in papers}
+    matched = _matches(unique, parsed, truth, context, make_matcher(options["matcher"]))
+
+    con.register("unique_predictions", unique.select(["item_id", "key", "first_k"]))
+    con.register("matched", matched)
+    con.register(
+        "truth",
+        pa.table(
+            {
+                "item_id": pa.array(list(truth), pa.string()),
+                "n_truth": pa.array([len(v) for v in truth.values()], pa.int64()),
+            }
+        ),
+    )
+    try:
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE {COUNTS_TABLE} AS
+            WITH ks AS (SELECT range AS k FROM range(1, {int(n_runs)} + 1)),
+            found AS (  -- each matched ground-truth location, with the first k finding it
+                SELECT item_id, j, min(first_k) AS found_k
+                FROM matched JOIN unique_predictions USING (item_id, key) GROUP BY item_id, j
+            ),
+            wrong AS (  -- predictions matching no ground-truth location
+                SELECT item_id, first_k
+                FROM unique_predictions ANTI JOIN matched USING (item_id, key)
+            ),
+            tp AS (
+                SELECT item_id, k, count(*) AS tp FROM found JOIN ks ON found_k <= k
+                GROUP BY item_id, k
+            ),
+            fp AS (
+                SELECT item_id, k, count(*) AS fp FROM wrong JOIN ks ON first_k <= k
+                GROUP BY item_id, k
+            )
+            SELECT item_id, k, coalesce(tp, 0) AS tp, n_truth - coalesce(tp, 0) AS fn,
+                   coalesce(fp, 0) AS fp
+            FROM truth CROSS JOIN ks LEFT JOIN tp USING (item_id, k) LEFT JOIN fp USING (item_id, k)
+            """
+        )
+    finally:
+        for name in ("unique_predictions", "matched", "truth"):
+            con.unregister(name)
+    return con.sql(
+        f"SELECT item_id, tp, fn, fp FROM {COUNTS_TABLE} WHERE k = {int(n_runs)}"
+    ).to_arrow_table()
+
+
+def _matches(
+    unique: pa.Table,
+    parsed: dict[str, Location],
+    truth: dict[str, list[Location]],
+    context: dict[str, PaperContext],
+    matcher: Matcher,
+) -> pa.Table:
+    """(item_id, key, j) for every prediction key matching ground-truth location j of its
+    paper, deciding each unique (paper, key, location) once."""
+    pairs: list[MatchPair] = []
+    index: list[tuple[str, str, int]] = []
+    for item_id, key, location, description in zip(
+        *(unique.column(c).to_pylist() for c in ("item_id", "key", "location", "description")),
+        strict=True,
+    ):
+        predicted = PredictedLocation(parsed[location], description)
+        for j, location_truth in enumerate(truth[item_id]):
+            pairs.append((predicted, location_truth, context[item_id]))
+            index.append((item_id, key, j))
+    decisions = matcher.match_many(pairs) if pairs else []
+    if len(decisions) != len(pairs):
+        raise MathJudgeError(f"matcher gave {len(decisions)} decisions for {len(pairs)} pairs")
+    undecided = [pair for pair, d in zip(pairs, decisions, strict=True) if d is None]
+    if undecided:
+        shown = "; ".join(
+            f"{c.item_id}: {p.location.text!r} vs {t.text!r}" for p, t, c in undecided[:5]
+        )
+        raise MathJudgeError(
+            f"the matcher could not decide {len(undecided)} of {len(pairs)} location pairs "
+            f"({shown}{' ...' if len(undecided) > 5 else ''}); nothing was scored. Re-run to "
+            "retry them."
+        )
+    hits = [i for i, d in zip(index, decisions, strict=True) if d]
+    return pa.table(
+        {
+            "item_id": pa.array([h[0] for h in hits], pa.string()),
+            "key": pa.array([h[1] for h in hits], pa.string()),
+            "j": pa.array([h[2] for h in hits], pa.int64()),
+        }
+    )
+
+
+def stats_sql(fields: tuple[str, ...]) -> str:
+    """Per paper (cluster): its counts at every k under `k`, and at k = n under `overall`."""
+    return f"""
+        WITH papers AS (SELECT item_id, ci, tp, fn, fp FROM scoped WHERE scope = 'overall'),
+        labelled AS (
+            SELECT 'k' AS scope, 'k=' || k AS subset, ci, c.tp, c.fn, c.fp
+            FROM {COUNTS_TABLE} c JOIN papers USING (item_id)
+            UNION ALL
+            SELECT 'overall' AS scope, 'all' AS subset, ci, tp, fn, fp FROM papers
+        )
+        SELECT scope, subset, ci, 1 AS n_items, tp, fn, fp, 1 AS papers,
+               CAST(fn = 0 AS INTEGER) AS fully_found
+        FROM labelled"""
+
+
+def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Metric values from summed counts; elementwise, for point estimates and replicates."""
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        return num / np.where(den > 0, den, np.nan)
+
+    tp, fn, fp, papers = sums["tp"], sums["fn"], sums["fp"], sums["papers"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "precision": ratio(tp, tp + fp),
+            "recall": ratio(tp, tp + fn),
+            "f1": ratio(2 * tp, 2 * tp + fp + fn),
+            "coverage": ratio(sums["fully_found"], papers),
+            "false_errors_per_paper": ratio(fp, papers),
+        }

@@ -1,0 +1,428 @@
+"""ArxivMathGradingBench error-location metrics against hand-computed values, the strict matcher,
+the many-rows-per-run submission contract, and scorer options."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import write_jsonl
+from mathjudge.arxiv.locations import Location, parse_location
+from mathjudge.arxiv.matching import (
+    MatchPair,
+    PaperContext,
+    PredictedLocation,
+    StrictMatcher,
+    make_matcher,
+)
+from mathjudge.builders import arxivmathgradingbench as builder
+from mathjudge.builders.writer import Build, CardInfo, Table, write_dataset
+from mathjudge.errors import MathJudgeError, ValidationFailed
+from mathjudge.evaluate.evaluator import evaluate_file, validate_file
+from mathjudge.evaluate.metrics import arxivmathgradingbench as scorer
+
+BENCH = "arxivmathgradingbench"
+
+# Five papers and their ground-truth locations (P4 lists one result twice, so one prediction
+# matches two locations; P5 never gets a prediction).
+PAPERS = {
+    "2501.00001v1": ["Theorem 19"],
+    "2501.00002v1": ["Theorem 1.5", "Lemma 2.1"],
+    "2501.00003v2": ["Lemma 4.3", "main theorem"],
+    "2501.00004v1": ["Theorem 5", "proof of Theorem 5"],
+    "2501.00005v1": ["Proposition 4.1(b)"],
+}
+P1, P2, P3, P4, P5 = PAPERS
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rows = [
+        {
+            "item_id": item,
+            "arxiv_id": item[:-2],
+            "version": item[-2:],
+            "url": f"https://arxiv.org/abs/{item[:-2]}",
+            "category": "math.AG",
+            "category_name": "Algebraic Geometry",
+            "title": f"Paper {item}",
+            "comment": "corrects an error",
+            "license": "unknown",
+            "license_raw": "",
+            "error_locations": locations,
+            "locations": [
+                {"kind": p.kind, "label": p.label, "text": p.text}
+                for p in map(parse_location, locations)
+            ],
+            "v1_date": "2025-01-01T00:00:00",
+        }
+        for item, locations in PAPERS.items()
+    ]
+    build = Build(
+        benchmark=BENCH,
+        version="test",
+        tables=(Table("papers", "test", builder.FEATURES, rows),),
+        card_info=CardInfo("tiny", "unknown", ("en",), ()),
+        card_body="tiny",
+        sources=(),
+    )
+    out = tmp_path_factory.mktemp("tiny-arxiv")
+    write_dataset(build, out)
+    return out
+
+
+def rows_of(runs: dict[int, dict[str, list[str]]]) -> list[dict]:
+    return [
+        {"item_id": item, "run": run, "location": location}
+        for run, per_paper in runs.items()
+        for item, locations in per_paper.items()
+        for location in locations
+    ]
+
+
+def evaluate(path: Path, datasets_dir: Path, **kwargs):
+    return evaluate_file(BENCH, path, "j", datasets_dir=datasets_dir, n_boot=50, **kwargs)
+
+
+def values(result) -> dict[tuple[str, str, str], float | None]:
+    return {(s.scope, s.subset, s.metric): s.value for s in result.scores}
+
+
+# Three runs; P5 is never answered, so the file is partial.
+RUNS = {
+    0: {
+        P1: ["proof of Theorem 19", "Theorem 18"],  # match; "Theorem 18" is never Theorem 19
+        P2: ["Thm. 1.5"],
+        P3: ["Main  Theorem"],  # unlabelled: same words up to case and spacing
+    },
+    1: {
+        P1: ["Theorem 19, eq. (4.2)", "Theorem 18"],  # both repeat run 0's locations
+        P2: ["Lemma 2.1", "Lemma 2.2"],
+        P3: ["the main theorem", "Lemma 4.3"],  # other words: a false error
+        P4: ["Theorem 5"],  # matches both of P4's locations
+    },
+    2: {
+        P1: ["Lemma 19"],  # kinds must agree
+        P2: ["Lemma 2.1"],
+    },
+}
+# Per paper (tp, fn, fp) for k = 1, 2, 3:
+#   k=1 (run 0): P1 (1,0,1) P2 (1,1,0) P3 (1,1,0) P4 (0,2,0) P5 (0,1,0) -> tp 3, fn 5, fp 1
+#   k=2 (+run 1): P1 (1,0,1) P2 (2,0,1) P3 (2,0,1) P4 (2,0,0) P5 (0,1,0) -> tp 7, fn 1, fp 3
+#   k=3 (+run 2): P1 (1,0,2), others as k=2                               -> tp 7, fn 1, fp 4
+# fully found: k=1 P1 only; k>=2 P1-P4.
+EXPECTED = {
+    "k=1": {
+        "precision": 3 / 4,
+        "recall": 3 / 8,
+        "f1": 6 / (6 + 1 + 5),
+        "coverage": 1 / 5,
+        "false_errors_per_paper": 1 / 5,
+    },
+    "k=2": {
+        "precision": 7 / 10,
+        "recall": 7 / 8,
+        "f1": 14 / (14 + 3 + 1),
+        "coverage": 4 / 5,
+        "false_errors_per_paper": 3 / 5,
+    },
+    "k=3": {
+        "precision": 7 / 11,
+        "recall": 7 / 8,
+        "f1": 14 / (14 + 4 + 1),
+        "coverage": 4 / 5,
+        "false_errors_per_paper": 4 / 5,
+    },
+}
+
+
+def test_unions_over_k_hand_computed(tiny: Path, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", rows_of(RUNS))
+    with pytest.raises(ValidationFailed, match=r"1 item\(s\) have no prediction: 2501\.00005v1"):
+        evaluate(path, tiny)
+    result = evaluate(path, tiny, allow_partial=True)
+    got = values(result)
+    for subset, metrics in EXPECTED.items():
+        for metric, value in metrics.items():
+            assert got[("k", subset, metric)] == pytest.approx(value, abs=1e-12), (subset, metric)
+    for metric, value in EXPECTED["k=3"].items():  # overall is the largest k
+        assert got[("overall", "all", metric)] == pytest.approx(value, abs=1e-12)
+    # f1 is the harmonic mean of precision and recall
+    p, r = EXPECTED["k=2"]["precision"], EXPECTED["k=2"]["recall"]
+    assert EXPECTED["k=2"]["f1"] == pytest.approx(2 * p * r / (p + r))
+    assert (result.partial, result.n_items, result.coverage) == (True, 4, 0.8)
+    assert result.runs == 3 and result.runs_agg == "union"
+    assert result.fields == ("location",)
+    assert result.bootstrap["options"] == {"matcher": "strict"}
+    assert result.bootstrap["unit"] == "item_id"
+    overall = [s for s in result.scores if s.scope == "overall"]
+    assert [s.metric for s in overall] == list(scorer.METRICS)
+    assert all(s.n == 5 for s in overall)  # every paper is scored, P5 as all missed
+    assert all(s.ci_low <= s.value <= s.ci_high for s in overall)
+    # What is stored per paper: the counts at k = n.
+    stored = {r["item_id"]: (r["tp"], r["fn"], r["fp"]) for r in result.predictions.to_pylist()}
+    assert stored == {P1: (1, 0, 2), P2: (2, 0, 1), P3: (2, 0, 1), P4: (2, 0, 0), P5: (0, 1, 0)}
+
+
+def test_single_runs_are_scored_alone(tiny: Path, tmp_path: Path) -> None:
+    result = evaluate(write_jsonl(tmp_path / "p.jsonl", rows_of(RUNS)), tiny, allow_partial=True)
+    got = values(result)
+    # run 2 alone: P1 (0,1,1) P2 (1,1,0) P3 (0,2,0) P4 (0,2,0) P5 (0,1,0) -> tp 1, fn 7, fp 1
+    assert got[("run", "run=2", "precision")] == pytest.approx(1 / 2)
+    assert got[("run", "run=2", "recall")] == pytest.approx(1 / 8)
+    # run 1 alone: P1 (1,0,1) P2 (1,1,1) P3 (1,1,1) P4 (2,0,0) P5 (0,1,0) -> tp 5, fn 3, fp 3
+    assert got[("run", "run=1", "recall")] == pytest.approx(5 / 8)
+    assert got[("run_spread", "mean", "recall")] == pytest.approx((3 / 8 + 5 / 8 + 1 / 8) / 3)
+    assert ("k", "k=1", "recall") in got  # the k scope is not disturbed by the single runs
+    assert got[("k", "k=1", "recall")] == pytest.approx(3 / 8)
+
+
+def test_first_k_runs_by_run_index_and_file_order_is_irrelevant(tiny: Path, tmp_path: Path) -> None:
+    everyone = {item: ["Lemma 99"] for item in PAPERS}
+    rows = rows_of({7: {**everyone, P1: ["Theorem 19"]}, 3: everyone})
+    result = evaluate(write_jsonl(tmp_path / "p.jsonl", rows), tiny)
+    got = values(result)
+    # k=1 is run 3 (the lower index, though it comes second): 5 false errors, nothing found.
+    assert got[("k", "k=1", "recall")] == 0.0
+    assert got[("k", "k=1", "precision")] == 0.0
+    assert got[("k", "k=1", "f1")] == 0.0
+    assert got[("k", "k=1", "false_errors_per_paper")] == 1.0
+    # k=2 adds run 7: Theorem 19 found (1 of 8); "Lemma 99" repeats are not counted again.
+    assert got[("k", "k=2", "recall")] == pytest.approx(1 / 8)
+    assert got[("k", "k=2", "precision")] == pytest.approx(1 / 6)
+    assert got[("k", "k=2", "coverage")] == pytest.approx(1 / 5)
+    assert {s.subset for s in result.scores if s.scope == "k"} == {"k=1", "k=2"}
+
+
+def test_without_runs_and_with_repeated_rows(tiny: Path, tmp_path: Path) -> None:
+    rows = [
+        {"item_id": item, "location": loc, "description": "d" if i % 2 else None}
+        for item, locations in PAPERS.items()
+        for i, loc in enumerate([*locations, *locations])  # each location twice
+    ]
+    result = evaluate(write_jsonl(tmp_path / "p.jsonl", rows), tiny)
+    got = values(result)
+    for metric in ("precision", "recall", "f1", "coverage"):
+        assert got[("overall", "all", metric)] == 1.0
+    assert got[("overall", "all", "false_errors_per_paper")] == 0.0
+    assert result.runs == 1 and result.fields == ("location", "description")
+    assert {s.subset for s in result.scores if s.scope == "k"} == {"k=1"}
+    assert not any(s.scope == "run" for s in result.scores)
+
+
+def test_precision_without_predictions_is_undefined() -> None:
+    sums = {
+        "tp": np.array([0.0, 2.0]),
+        "fn": np.array([3.0, 0.0]),
+        "fp": np.array([0.0, 0.0]),
+        "papers": np.array([2.0, 1.0]),
+        "fully_found": np.array([0.0, 1.0]),
+    }
+    out = scorer.finalize(sums, ("location",))
+    assert math.isnan(out["precision"][0]) and out["precision"][1] == 1.0
+    assert out["recall"][0] == 0.0 and out["f1"][0] == 0.0  # nothing found: F1 is 0
+    assert out["coverage"].tolist() == [0.0, 1.0]
+    assert out["false_errors_per_paper"].tolist() == [0.0, 0.0]
+    empty = {k: np.array([0.0]) for k in sums}
+    assert all(math.isnan(v[0]) for v in scorer.finalize(empty, ("location",)).values())
+
+
+def pair(predicted: str, truth: str) -> MatchPair:
+    context = PaperContext("2501.00001v1", "2501.00001", "v1", "t")
+    return (PredictedLocation(parse_location(predicted)), parse_location(truth), context)
+
+
+@pytest.mark.parametrize(
+    ("predicted", "truth", "match"),
+    [
+        ("proof of Theorem 19", "Theorem 19", True),
+        ("Theorem 19, eq. (4.2)", "Theorem 19", True),
+        ("Thm 19", "Theorem 19", True),
+        ("Theorem 18", "Theorem 19", False),
+        ("Lemma 19", "Theorem 19", False),
+        ("Proposition 4.1", "Proposition 4.1(b)", True),
+        ("Proposition 4.1(a)", "Proposition 4.1(b)", True),  # sub-parts are dropped
+        ("Main   THEOREM", "main theorem", True),
+        ("the main theorem", "main theorem", False),
+        ("Theorem 1", "main theorem", False),  # labelled vs unlabelled never match
+        ("main theorem", "Theorem 1", False),
+        ("Section 3", "Theorem 3", False),
+    ],
+)
+def test_strict_matcher(predicted: str, truth: str, match: bool) -> None:
+    assert StrictMatcher().match_many([pair(predicted, truth)]) == [match]
+
+
+def test_make_matcher() -> None:
+    assert isinstance(make_matcher("strict"), StrictMatcher)
+    with pytest.raises(ValueError, match="unknown matcher"):
+        make_matcher("fuzzy")
+
+
+class Inclusive:
+    """A stand-in for an inclusive (LLM) matcher: a section contains every result numbered in
+    it; records what it was asked."""
+
+    def __init__(self, undecided: str | None = None) -> None:
+        self.asked: list[MatchPair] = []
+        self.undecided = undecided
+
+    def match_many(self, pairs: list[MatchPair]) -> list[bool | None]:
+        self.asked += pairs
+        out: list[bool | None] = []
+        for predicted, truth, _ in pairs:
+            p = predicted.location
+            if p.text == self.undecided:
+                out.append(None)
+            elif p.kind == "section" and truth.label and p.label:
+                out.append(truth.label.startswith(p.label + "."))
+            else:
+                out.append(p.key == truth.key)
+        return out
+
+
+def test_matcher_option_and_what_the_matcher_is_asked(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = Inclusive()
+    monkeypatch.setattr(
+        scorer, "make_matcher", lambda name: fake if name == "llm" else StrictMatcher()
+    )
+    rows = [
+        {"item_id": P2, "run": 0, "location": "Section 1", "description": "first"},
+        {"item_id": P2, "run": 0, "location": "§1", "description": "same key, later row"},
+        {"item_id": P2, "run": 1, "location": "Section 2"},
+        *({"item_id": item, "run": 0, "location": "Lemma 2.1"} for item in (P1, P3, P4, P5)),
+    ]
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    result = evaluate(path, tiny, options={"matcher": "llm"})
+    got = values(result)
+    # P2: "Section 1" matches Theorem 1.5 only, "Section 2" matches Lemma 2.1 only (k=2);
+    # the other papers: one false error each (no "Lemma 2.1" there).
+    # k=1: tp 1, fn 1+1+2+2+1 = 7, fp 4; k=2: tp 2, fn 6, fp 4
+    assert got[("k", "k=1", "recall")] == pytest.approx(1 / 8)
+    assert got[("k", "k=1", "precision")] == pytest.approx(1 / 5)
+    assert got[("k", "k=2", "recall")] == pytest.approx(2 / 8)
+    assert got[("k", "k=2", "coverage")] == pytest.approx(1 / 5)
+    assert result.bootstrap["options"] == {"matcher": "llm"}
+    # Each unique (paper, normalized location, ground-truth location) is asked once, with the
+    # first row's text and description and the paper's context.
+    asked = [(c.item_id, p.location.text, p.description, t.text) for p, t, c in fake.asked]
+    assert {a for a in asked if a[0] == P2 and a[1] != "Section 2"} == {
+        (P2, "Section 1", "first", "Theorem 1.5"),
+        (P2, "Section 1", "first", "Lemma 2.1"),
+    }
+    assert len({(a[0], a[1], a[3]) for a in asked}) == len(asked) // 2  # twice: union, run spread
+    context = next(c for _, _, c in fake.asked if c.item_id == P2)
+    assert context == PaperContext(P2, "2501.00002", "v1", f"Paper {P2}")
+
+    strict = evaluate(path, tiny)
+    assert strict.bootstrap["options"] == {"matcher": "strict"}
+    assert strict.submission_id != result.submission_id  # the matcher is part of the identity
+
+
+def test_undecided_pairs_stop_the_evaluation(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scorer, "make_matcher", lambda name: Inclusive(undecided="Lemma 7"))
+    rows = [{"item_id": item, "location": "Lemma 7"} for item in PAPERS]
+    with pytest.raises(MathJudgeError, match="could not decide 8 of 8 location pairs"):
+        evaluate(write_jsonl(tmp_path / "p.jsonl", rows), tiny, options={"matcher": "llm"})
+
+
+def test_scoring_options_are_checked(tiny: Path, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", [{"item_id": i, "location": "x"} for i in PAPERS])
+    with pytest.raises(MathJudgeError, match="matcher must be one of strict, llm"):
+        evaluate(path, tiny, options={"matcher": "fuzzy"})
+    with pytest.raises(MathJudgeError, match="unknown scoring option 'k'"):
+        evaluate(path, tiny, options={"k": "2"})
+
+
+def test_unlabelled_locations_match_only_the_same_words(tiny: Path, tmp_path: Path) -> None:
+    rows = [
+        {"item_id": P3, "location": "MAIN theorem"},
+        {"item_id": P3, "location": "main theorem."},  # punctuation is not spacing
+        *({"item_id": item, "location": "main theorem"} for item in (P1, P2, P4, P5)),
+    ]
+    got = values(evaluate(write_jsonl(tmp_path / "p.jsonl", rows), tiny))
+    # found: P3's main theorem only (1 of 8); false: P3's second row and the 4 others
+    assert got[("overall", "all", "recall")] == pytest.approx(1 / 8)
+    assert got[("overall", "all", "false_errors_per_paper")] == pytest.approx(5 / 5)
+    assert got[("overall", "all", "precision")] == pytest.approx(1 / 6)
+
+
+def test_submission_contract(tiny: Path, tmp_path: Path) -> None:
+    def problems(rows: list[dict]) -> list[str]:
+        with pytest.raises(ValidationFailed) as info:
+            validate_file(BENCH, write_jsonl(tmp_path / "p.jsonl", rows), tiny, allow_partial=True)
+        return [str(p) for p in info.value.problems]
+
+    assert (
+        "[location]: String should have at least 1 character"
+        in problems([{"item_id": P1, "location": "   "}])[0]
+    )
+    assert "[location]: Field required" in problems([{"item_id": P1, "description": "d"}])[0]
+    assert (
+        "[location]: Input should be a valid string"
+        in problems([{"item_id": P1, "location": 19}])[0]
+    )
+    assert "unknown item_id 'nope'" in problems([{"item_id": "nope", "location": "Lemma 1"}])[0]
+    assert (
+        "missing: other rows give a run"
+        in problems([{"item_id": P1, "location": "a", "run": 0}, {"item_id": P1, "location": "b"}])[
+            0
+        ]
+    )
+    # Many rows per (item, run), identical ones included; a description on some rows only.
+    rows = [
+        {"item_id": P1, "run": 0, "location": " Theorem 19 ", "description": "wrong bound"},
+        {"item_id": P1, "run": 0, "location": " Theorem 19 "},
+        {"item_id": P1, "run": 0, "location": "Lemma 2"},
+    ]
+    sub = validate_file(BENCH, write_jsonl(tmp_path / "ok.jsonl", rows), tiny, allow_partial=True)
+    assert sub.table.num_rows == 3 and sub.fields == ("location", "description")
+    assert sub.table.column("location").to_pylist() == ["Theorem 19", "Theorem 19", "Lemma 2"]
+    assert sub.table.column("description").to_pylist() == ["wrong bound", None, None]
+    csv = tmp_path / "p.csv"
+    csv.write_text(f"item_id,run,location,description\n{P1},0,Theorem 19,\n{P1},0,Lemma 2,x\n")
+    sub = validate_file(BENCH, csv, tiny, allow_partial=True)
+    assert sub.table.column("description").to_pylist() == [None, "x"]
+
+
+def test_ground_truth_as_predictions_scores_perfectly_on_the_real_dataset(
+    mirror: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "datasets"
+    write_dataset(builder.build(mirror), out)
+    papers = pq.read_table(next((out / BENCH / "data" / "papers").glob("*.parquet"))).to_pylist()
+    rows = [
+        {"item_id": p["item_id"], "location": loc} for p in papers for loc in p["error_locations"]
+    ]
+    assert (len(papers), len(rows)) == (35, 40)
+    result = evaluate(write_jsonl(tmp_path / "p.jsonl", rows), out)
+    got = values(result)
+    for metric in ("precision", "recall", "f1", "coverage"):
+        assert got[("overall", "all", metric)] == 1.0
+    assert got[("overall", "all", "false_errors_per_paper")] == 0.0
+    # Off by one everywhere ("Theorem 19" -> "Theorem 20"): nothing found, 40 false errors,
+    # except where a paper lists a neighbour ("Theorem 2.3, Theorem 2.4": 2.3 -> 2.4 is found).
+    shifted = [{**r, "location": _next_label(r["location"])} for r in rows]
+    got = values(evaluate(write_jsonl(tmp_path / "s.jsonl", shifted), out))
+    assert got[("overall", "all", "recall")] == pytest.approx(1 / 40)
+    assert got[("overall", "all", "precision")] == pytest.approx(1 / 40)
+    assert got[("overall", "all", "false_errors_per_paper")] == pytest.approx(39 / 35)
+
+
+def _next_label(text: str) -> str:
+    """The next label: Theorem 19 -> Theorem 20, Lemma 4.3 -> Lemma 4.4, Theorem B -> Theorem Z;
+    unlabelled text gets " 2" appended."""
+    location: Location = parse_location(text)
+    if location.label is None or not location.label[-1].isdigit():
+        return f"{text} 2" if location.label is None else text.replace(location.label, "Z")
+    head, _, last = location.label.rpartition(".")
+    bumped = f"{head}.{int(last) + 1}" if head else str(int(last) + 1)
+    return text.replace(location.label, bumped, 1)
