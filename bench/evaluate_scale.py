@@ -1,62 +1,67 @@
-"""Scale benchmark: `mathjudge evaluate` on a synthetic StepMathBench-sized-up dataset.
+"""Scale benchmarks: `mathjudge evaluate` at 1,000,000 items on synthetic built datasets.
 
-Generates a built `stepmathbench` dataset (default 200,000 problems x 5 generators = 1,000,000
-items) and a predictions JSONL, then
+`--bench stepmathbench` (200,000 problems x 5 generators), `--bench proofbench` (125,000
+problems x 8 proofs, in `proofbench_scale.py`) or `--bench all` (the default: both, each in a
+fresh process). For each benchmark:
 
 1. times `evaluate_file` end to end (B bootstrap replicates), split into its phases, with the
    process's peak RSS;
 2. times a straightforward pandas/scipy implementation of the same metrics (read JSONL, merge,
-   groupby, `scipy.stats.pearsonr`, ...) whose cluster bootstrap rebuilds the resampled rows and
-   recomputes every metric per replicate, using exactly mathjudge's cluster draws; it runs only
-   `--baseline-reps` replicates and extrapolates linearly to B;
+   groupby, `scipy.stats.pearsonr` / `kendalltau`, ...) whose cluster bootstrap rebuilds the
+   resampled rows and recomputes every metric per replicate, using exactly mathjudge's cluster
+   draws; it runs only `--baseline-reps` replicates and extrapolates linearly to B;
 3. checks that both give the same numbers: every point estimate and item count, and every metric
    of the baseline's replicates against mathjudge's replicates with the same indices.
 
 Exit status 1 if the numbers differ; missed time targets are reported, not failed.
 
-    python bench/evaluate_scale.py                      # full size (about 75 s on 2 cores)
-    python bench/evaluate_scale.py --problems 2000      # quick check
+    python bench/evaluate_scale.py                                # both, full size
+    python bench/evaluate_scale.py --bench stepmathbench          # about 75 s on 2 cores
+    python bench/evaluate_scale.py --bench proofbench             # about 6 min (the baseline)
+    python bench/evaluate_scale.py --problems 2000                # quick check of both
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import cProfile
-import functools
-import hashlib
-import io
 import json
-import os
-import pstats
-import resource
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import proofbench_scale
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _scale_common import (
+    Group,
+    Key,
+    Targets,
+    check_numbers,
+    in_child,
+    is_cached,
+    print_load,
+    profile_mathjudge,
+    report,
+    run_baseline,
+    run_mathjudge,
+    spread_indices,
+    write_manifest,
+)
 from scipy import stats
 
 from mathjudge import registry
-from mathjudge.evaluate import bootstrap, dataset, evaluator, scoring
-from mathjudge.evaluate.results import EvaluationResult
 
 BENCHMARK = "stepmathbench"
-JUDGE = "bench"
-TARGET_SECONDS = 10.0
-TARGET_SPEEDUP = 20.0
-RTOL = 1e-9
+TIME_TARGETS = Targets(seconds=10.0)
+DEFAULTS = {"problems": 200_000, "per_problem": 5, "baseline_reps": 100}
 GENERATOR_FORMAT = 1  # bump when the synthetic data changes, so cached workdirs regenerate
 
 # Proportions of the real dataset (1,000 solutions of 200 problems by 5 generators).
@@ -75,10 +80,6 @@ SCOPE_COLUMNS: dict[str, str | None] = {
 }
 # (prediction field, gold column, metric key prefix), as in the scorer's TARGETS.
 TARGETS = (("score", "gold_score", ""), ("answer_correct", "gold_score_01", "answer_"))
-
-Key = tuple[str, str, str]  # (scope, subset, metric)
-Group = tuple[str, str]  # (scope, subset)
-
 
 # ---------------------------------------------------------------------------------------------
 # Synthetic data
@@ -164,171 +165,31 @@ def synthesize(n_problems: int, per_problem: int, seed: int) -> tuple[pa.Table, 
     return items, predictions
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(functools.partial(handle.read, 1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def generate(workdir: Path, n_problems: int, per_problem: int, seed: int) -> bool:
-    """Write the dataset and predictions under `workdir` unless already there; True if written.
-
-    The manifest holds what `open_dataset` reads; `content_hash` is the Parquet file's digest
-    (the real one hashes canonical JSON rows, which is slow at this size and not measured).
-    """
+    """Write the dataset and predictions under `workdir` unless already there; True if written."""
     from mathjudge.builders.writer import PARQUET_OPTIONS  # imports `datasets`; child only
 
     paths = bench_paths(workdir)
     params = {"problems": n_problems, "per_problem": per_problem, "seed": seed}
     params["format"] = GENERATOR_FORMAT
     marker = workdir / "bench_params.json"
-    if (
-        marker.is_file()
-        and json.loads(marker.read_text()) == params
-        and paths.parquet.is_file()
-        and paths.predictions.is_file()
-    ):
+    if is_cached(marker, params, paths.parquet, paths.predictions):
         return False
     marker.unlink(missing_ok=True)
     items, predictions = synthesize(n_problems, per_problem, seed)
     paths.parquet.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(items, paths.parquet, **PARQUET_OPTIONS)
-    digest = _sha256(paths.parquet)
-    manifest = {
-        "benchmark": BENCHMARK,
-        "version": f"synthetic-{n_problems}x{per_problem}-seed{seed}",
-        "builder": {"name": "bench/evaluate_scale.py"},
-        "files": [
-            {
-                "path": str(paths.parquet.relative_to(paths.datasets_dir / BENCHMARK)),
-                "config": "solutions",
-                "split": "test",
-                "rows": items.num_rows,
-                "sha256": digest,
-            }
-        ],
-        "content_hash": f"sha256:{digest}",
-    }
-    manifest_path = paths.datasets_dir / BENCHMARK / "manifest.json"
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_manifest(
+        paths.datasets_dir,
+        BENCHMARK,
+        "solutions",
+        paths.parquet,
+        items.num_rows,
+        f"synthetic-{n_problems}x{per_problem}-seed{seed}",
+    )
     predictions.to_json(paths.predictions, orient="records", lines=True)
     marker.write_text(json.dumps(params) + "\n")
     return True
-
-
-# ---------------------------------------------------------------------------------------------
-# mathjudge
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-@dataclass
-class MathjudgeRun:
-    wall: float
-    phases: dict[str, float]
-    rss_before_mb: float
-    rss_peak_mb: float
-    result: EvaluationResult
-    groups: list[Group]
-    replicates: dict[str, np.ndarray]  # metric -> (B, groups), as `score` computed them
-
-
-@contextlib.contextmanager
-def instrumented(phases: dict[str, float], captured: dict[str, Any]) -> Iterator[None]:
-    """Time (and keep the result of) the library functions `evaluate_file` goes through.
-
-    Patches the names where they are looked up at call time and restores them afterwards; the
-    wrappers add a few microseconds per call, nothing per row.
-    """
-    targets: list[tuple[Any, str, str]] = [
-        (evaluator, "open_dataset", "open_dataset"),
-        (dataset.BuiltDataset, "item_ids", "item_ids"),
-        (evaluator, "load_submission", "load_submission"),
-        (evaluator, "score", "score"),
-        (scoring, "cluster_statistics", "cluster_statistics"),
-        (scoring, "replicate_sums", "replicate_sums"),
-    ]
-
-    def timed(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            out = fn(*args, **kwargs)
-            phases[label] = phases.get(label, 0.0) + time.perf_counter() - start
-            captured[label] = out
-            return out
-
-        return wrapper
-
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
-    try:
-        for (owner, name, label), (_, _, original) in zip(targets, saved, strict=True):
-            setattr(owner, name, timed(label, original))
-        yield
-    finally:
-        for owner, name, original in saved:
-            setattr(owner, name, original)
-
-
-def replicate_metrics(
-    scorer: ModuleType, fields: tuple[str, ...], names: list[str], n_groups: int, sums: np.ndarray
-) -> dict[str, np.ndarray]:
-    """What `scoring.score` does with `replicate_sums`' output: statistics -> metrics."""
-    shaped = sums.reshape(sums.shape[0], n_groups, len(names))
-    return scorer.finalize({n: shaped[..., j] for j, n in enumerate(names)}, fields)
-
-
-def run_mathjudge(
-    paths: Paths, n_boot: int, boot_seed: int | None, scorer: ModuleType
-) -> MathjudgeRun:
-    phases: dict[str, float] = {}
-    captured: dict[str, Any] = {}
-    rss_before = peak_rss_mb()
-    with instrumented(phases, captured):
-        start = time.perf_counter()
-        result = evaluator.evaluate_file(
-            BENCHMARK,
-            paths.predictions,
-            JUDGE,
-            datasets_dir=paths.datasets_dir,
-            n_boot=n_boot,
-            seed=boot_seed,
-        )
-        wall = time.perf_counter() - start
-    rss_peak = peak_rss_mb()
-    cluster_stats = captured.pop("cluster_statistics")
-    groups, names = cluster_stats.groups, cluster_stats.names
-    fields = tuple(f for f in scorer.SCORED_FIELDS if f in result.fields)
-    replicates = replicate_metrics(
-        scorer, fields, names, len(groups), captured.pop("replicate_sums")
-    )
-    captured.clear()
-    return MathjudgeRun(wall, phases, rss_before, rss_peak, result, groups, replicates)
-
-
-def profile_mathjudge(paths: Paths, n_boot: int, boot_seed: int | None, top: int) -> str:
-    """cProfile of one more `evaluate_file` call (main thread only; bootstrap workers show up
-    as waiting in `replicate_sums`)."""
-    profiler = cProfile.Profile()
-    profiler.enable()
-    evaluator.evaluate_file(
-        BENCHMARK,
-        paths.predictions,
-        JUDGE,
-        datasets_dir=paths.datasets_dir,
-        n_boot=n_boot,
-        seed=boot_seed,
-    )
-    profiler.disable()
-    out = io.StringIO()
-    report = pstats.Stats(profiler, stream=out).strip_dirs()
-    report.sort_stats("cumulative").print_stats(top)
-    report.sort_stats("tottime").print_stats(top)
-    return out.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,168 +239,52 @@ def baseline_metrics(frame: pd.DataFrame) -> tuple[dict[Key, float], dict[Group,
     return values, counts
 
 
-class ClusterResampler:
-    """Rows of a resample given drawn cluster indices (clusters in sorted order)."""
-
-    def __init__(self, frame: pd.DataFrame, cluster: str) -> None:
-        codes, uniques = pd.factorize(frame[cluster], sort=True)
-        self.n_clusters = len(uniques)
-        self.order = np.argsort(codes, kind="stable")
-        self.sizes = np.bincount(codes, minlength=self.n_clusters)
-        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
-
-    def rows(self, draws: np.ndarray) -> np.ndarray:
-        lengths = self.sizes[draws]
-        ends = np.cumsum(lengths)
-        shift = np.repeat(self.starts[draws] - (ends - lengths), lengths)
-        return self.order[np.arange(ends[-1]) + shift]
+def replicate_metrics(
+    frame: pd.DataFrame, resampler: Any, draws: np.ndarray, point: Any
+) -> tuple[dict[Key, float], dict[Group, int]]:
+    """Metrics of the resample's rows (item-level metrics: duplicates need no relabelling)."""
+    return baseline_metrics(frame.take(resampler.rows(draws)))
 
 
-def cluster_draws(
-    n_clusters: int, n_boot: int, seed: int, indices: list[int]
-) -> dict[int, np.ndarray]:
-    """mathjudge's cluster draws for replicates `indices` of B = n_boot: chunks of
-    `bootstrap.CHUNK` replicates, each chunk seeded from SeedSequence(seed).spawn(n_chunks)."""
-    sizes = [min(bootstrap.CHUNK, n_boot - start) for start in range(0, n_boot, bootstrap.CHUNK)]
-    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
-    wanted = set(indices)
-    out: dict[int, np.ndarray] = {}
-    start = 0
-    for chunk_seed, size in zip(seeds, sizes, strict=True):
-        here = [i for i in wanted if start <= i < start + size]
-        if here:
-            rng = np.random.default_rng(chunk_seed)
-            for r in range(start, max(here) + 1):
-                draws = rng.integers(0, n_clusters, size=n_clusters, dtype=np.int32)
-                if r in wanted:
-                    out[r] = draws
-        start += size
-    return out
+def run_stepmathbench(args: argparse.Namespace) -> tuple[bool, list[str]]:
+    """The whole StepMathBench benchmark with resolved `args`; returns (same numbers, summary)."""
+    n_items = args.problems * args.per_problem
+    paths = bench_paths(args.workdir)
 
-
-def spread_indices(n_boot: int, k: int) -> list[int]:
-    """k replicate indices spread over 0..B-1 (so several chunks and seeds are checked)."""
-    if k <= 0:
-        return []
-    return sorted({int(i) for i in np.linspace(0, n_boot - 1, min(k, n_boot)).round()})
-
-
-@dataclass
-class BaselineRun:
-    load_s: float
-    point_s: float
-    rep_s: list[float]
-    point: dict[Key, float]
-    counts: dict[Group, int]
-    replicates: dict[int, dict[Key, float]] = field(default_factory=dict)
-    rss_peak_mb: float = 0.0
-
-    @property
-    def per_rep_s(self) -> float:
-        return float(np.mean(self.rep_s)) if self.rep_s else float("nan")
-
-    def extrapolated(self, n_boot: int) -> float:
-        return self.load_s + self.point_s + self.per_rep_s * n_boot
-
-
-def run_baseline(paths: Paths, n_boot: int, seed: int, indices: list[int]) -> BaselineRun:
+    # Generated in a child process so its memory does not count in this process's peak RSS.
     start = time.perf_counter()
-    frame = baseline_load(paths)
-    load_s = time.perf_counter() - start
-
-    start = time.perf_counter()
-    point, counts = baseline_metrics(frame)
-    point_s = time.perf_counter() - start
-
-    resampler = ClusterResampler(frame, "problem_id")
-    # Drawing is excluded from the timing (about a millisecond per replicate; favours the
-    # baseline slightly).
-    draws = cluster_draws(resampler.n_clusters, n_boot, seed, indices)
-    run = BaselineRun(load_s, point_s, [], point, counts)
-    for r in indices:
-        start = time.perf_counter()
-        sample = frame.take(resampler.rows(draws[r]))
-        run.replicates[r], _ = baseline_metrics(sample)
-        run.rep_s.append(time.perf_counter() - start)
-        print(f"  baseline replicate {r:4d}: {run.rep_s[-1]:6.2f} s", flush=True)
-    run.rss_peak_mb = peak_rss_mb()
-    return run
-
-
-# ---------------------------------------------------------------------------------------------
-# Comparison and report
-
-
-def _rel_diff(a: float, b: float) -> float:
-    if np.isnan(a) and np.isnan(b):
-        return 0.0
-    if np.isnan(a) or np.isnan(b):
-        return float("inf")
-    scale = max(abs(a), abs(b))
-    return 0.0 if scale == 0 else abs(a - b) / scale
-
-
-@dataclass
-class Check:
-    label: str
-    n_values: int
-    max_rel: float
-    problems: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and self.max_rel <= RTOL
-
-
-def compare(label: str, ours: dict[Key, float], theirs: dict[Key, float]) -> Check:
-    problems = []
-    if set(ours) != set(theirs):
-        only_ours, only_theirs = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
-        problems.append(
-            f"keys differ: baseline only {only_ours[:5]}, mathjudge only {only_theirs[:5]}"
-        )
-    worst = 0.0
-    for key in sorted(set(ours) & set(theirs)):
-        d = _rel_diff(ours[key], theirs[key])
-        worst = max(worst, d)
-        if d > RTOL and len(problems) < 10:
-            problems.append(f"{key}: baseline {ours[key]!r} vs mathjudge {theirs[key]!r}")
-    return Check(label, len(ours), worst, problems)
-
-
-def check_numbers(mj: MathjudgeRun, base: BaselineRun) -> list[Check]:
-    point: dict[Key, float] = {}
-    n_items: dict[Group, int] = {}
-    for s in mj.result.scores:
-        point[(s.scope, s.subset, s.metric)] = float("nan") if s.value is None else s.value
-        n_items[(s.scope, s.subset)] = s.n
-    checks = [compare("point estimates", base.point, point)]
-    count_problems = (
-        [] if n_items == base.counts else [f"item counts differ: {n_items} vs {base.counts}"]
+    written = in_child(generate, args.workdir, args.problems, args.per_problem, args.seed)
+    how = "generated" if written else "reused"
+    print(f"== data ({how} in {time.perf_counter() - start:.1f} s, not measured) ==")
+    print(
+        f"{args.problems:,} problems x {args.per_problem} = {n_items:,} items; "
+        f"B = {args.bootstrap}; {args.workdir}"
     )
-    checks.append(Check("item counts per subset", len(n_items), 0.0, count_problems))
-    if base.replicates:
-        ours: dict[Key, float] = {}
-        theirs: dict[Key, float] = {}
-        for r, values in base.replicates.items():
-            for (scope, subset, metric), v in values.items():
-                ours[(f"rep{r}:{scope}", subset, metric)] = v
-            for g, (scope, subset) in enumerate(mj.groups):
-                for metric, array in mj.replicates.items():
-                    theirs[(f"rep{r}:{scope}", subset, metric)] = float(array[r, g])
-        shown = sorted(base.replicates)
-        label = f"bootstrap replicates {shown[0]}..{shown[-1]} ({len(shown)} indices)"
-        checks.append(compare(label, ours, theirs))
-    return checks
+    print(
+        f"dataset parquet {paths.parquet.stat().st_size / 1e6:.1f} MB, "
+        f"predictions {paths.predictions.stat().st_size / 1e6:.1f} MB"
+    )
 
+    scorer = registry.get(BENCHMARK).scorer_module()
+    print_load()
+    print("\nrunning mathjudge evaluate_file ...", flush=True)
+    mj = run_mathjudge(
+        BENCHMARK, paths.predictions, paths.datasets_dir, args.bootstrap, args.boot_seed, scorer
+    )
+    seed = int(mj.result.bootstrap["seed"])
 
-def report(
-    args: argparse.Namespace,
-    mj: MathjudgeRun,
-    base: BaselineRun,
-    checks: list[Check],
-    n_items: int,
-) -> bool:
+    indices = spread_indices(args.bootstrap, args.baseline_reps)
+    print(f"running the pandas/scipy baseline ({len(indices)} replicates) ...", flush=True)
+    base = run_baseline(
+        lambda: baseline_load(paths),
+        baseline_metrics,
+        replicate_metrics,
+        "problem_id",
+        args.bootstrap,
+        seed,
+        indices,
+    )
+
     p = mj.phases
     score_s = p.get("score", 0.0)
     stats_s, boot_s = p.get("cluster_statistics", 0.0), p.get("replicate_sums", 0.0)
@@ -554,71 +299,67 @@ def report(
         ("finalize + percentiles + rows", score_s - stats_s - boot_s, 2),
         ("other (sha256, result)", mj.wall - sum(p.get(k, 0.0) for k in top), 1),
     ]
-    print("\n== mathjudge: evaluate_file ==")
-    print(f"{'wall time':40s} {mj.wall:9.2f} s")
-    for label, seconds, depth in rows:
-        print(f"{'  ' * depth + label:40s} {seconds:9.2f} s")
-    print(
-        f"{'peak RSS':40s} {mj.rss_peak_mb:9.0f} MB  (before the call: {mj.rss_before_mb:.0f} MB)"
+    same, summary = report(
+        mj,
+        rows,
+        base,
+        "load (read_json + read_parquet + merge)",
+        check_numbers(mj, base),
+        f"items {n_items:,}, problems {args.problems:,}",
+        args.bootstrap,
+        TIME_TARGETS,
     )
-
-    speedup = base.extrapolated(args.bootstrap) / mj.wall
-    reps = len(base.rep_s)
-    print("\n== baseline: pandas/scipy ==")
-    print(f"{'load (read_json + read_parquet + merge)':40s} {base.load_s:9.2f} s")
-    print(f"{'point estimates':40s} {base.point_s:9.2f} s")
-    if reps:
-        measured = base.load_s + base.point_s + sum(base.rep_s)
+    if args.profile:
+        print(f"\n== cProfile of evaluate_file (top {args.profile}) ==")
         print(
-            f"{'per bootstrap replicate (mean)':40s} {base.per_rep_s:9.2f} s"
-            f"  (min {min(base.rep_s):.2f}, max {max(base.rep_s):.2f})"
+            profile_mathjudge(
+                BENCHMARK,
+                paths.predictions,
+                paths.datasets_dir,
+                args.bootstrap,
+                args.boot_seed,
+                args.profile,
+            )
         )
-        print(f"{f'MEASURED total ({reps} replicates)':40s} {measured:9.2f} s")
-        print(
-            f"{f'EXTRAPOLATED total (B = {args.bootstrap})':40s} "
-            f"{base.extrapolated(args.bootstrap):9.2f} s"
-            f"  = {base.load_s + base.point_s:.2f} + {base.per_rep_s:.3f} x {args.bootstrap}"
-        )
-    print(f"{'peak RSS (process, after baseline)':40s} {base.rss_peak_mb:9.0f} MB")
+    return same, summary
 
-    print(f"\n== same numbers (relative tolerance {RTOL:g}) ==")
-    for c in checks:
-        status = "PASS" if c.ok else "FAIL"
-        print(f"{c.label}: {c.n_values} values, max rel diff {c.max_rel:.2e}  {status}")
-        for problem in c.problems:
-            print(f"    {problem}")
-    same = all(c.ok for c in checks)
 
-    def verdict(met: bool) -> str:
-        return "met" if met else "MISSED"
+# ---------------------------------------------------------------------------------------------
+# CLI
 
-    print("\n== summary ==")
-    print(f"items {n_items:,}, problems {args.problems:,}, B = {args.bootstrap}")
-    print(
-        f"mathjudge wall time   {mj.wall:8.2f} s   target <= {TARGET_SECONDS:g} s   "
-        f"{verdict(mj.wall <= TARGET_SECONDS)}"
-    )
-    if reps:
-        print(
-            f"speedup vs baseline   {speedup:8.1f} x   target >= {TARGET_SPEEDUP:g} x   "
-            f"{verdict(speedup >= TARGET_SPEEDUP)}  (baseline extrapolated from {reps} replicates)"
-        )
-    else:
-        print("speedup vs baseline   n/a (--baseline-reps 0)")
-    print(f"same numbers: {'yes' if same else 'NO'}")
-    return same
+BENCHES = {
+    "stepmathbench": (run_stepmathbench, DEFAULTS),
+    "proofbench": (proofbench_scale.run, proofbench_scale.DEFAULTS),
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--problems", type=int, default=200_000, help="problems (clusters)")
-    parser.add_argument("--per-problem", type=int, default=5, help="generators per problem")
+    parser.add_argument(
+        "--bench",
+        choices=[*BENCHES, "all"],
+        default="all",
+        help="which benchmark (default: all, each in a fresh process)",
+    )
+    parser.add_argument(
+        "--problems",
+        type=int,
+        default=None,
+        help="problems (clusters); default 200,000 (stepmathbench), 125,000 (proofbench)",
+    )
+    parser.add_argument(
+        "--per-problem",
+        type=int,
+        default=None,
+        help="generators (proofs) per problem; default 5 (stepmathbench), 8 (proofbench)",
+    )
     parser.add_argument("--bootstrap", type=int, default=1000, help="B, bootstrap replicates")
     parser.add_argument(
         "--baseline-reps",
         type=int,
-        default=100,
-        help="bootstrap replicates the baseline actually runs (spread over 0..B-1); 0: none",
+        default=None,
+        help="bootstrap replicates the baseline actually runs (spread over 0..B-1); 0: none; "
+        "default 100 (stepmathbench), 3 (proofbench)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
     parser.add_argument(
@@ -631,7 +372,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--workdir",
         type=Path,
         default=Path(tempfile.gettempdir()) / "mathjudge-evaluate-scale",
-        help="where the synthetic dataset and predictions go (reused if the parameters match)",
+        help="where the synthetic datasets and predictions go (reused if the parameters match)",
     )
     parser.add_argument(
         "--profile",
@@ -641,50 +382,57 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also run evaluate_file under cProfile and print the top N functions",
     )
     args = parser.parse_args(argv)
-    if args.problems < 1 or args.per_problem < 1 or args.bootstrap < 1 or args.baseline_reps < 0:
-        parser.error("sizes must be positive (--baseline-reps may be 0)")
+    given = (args.problems, args.per_problem, args.baseline_reps)
+    if any(v is not None and v < 1 for v in given[:2]) or args.bootstrap < 1:
+        parser.error("sizes must be positive")
+    if args.baseline_reps is not None and args.baseline_reps < 0:
+        parser.error("--baseline-reps must be 0 or more")
     return args
+
+
+def resolved(args: argparse.Namespace, name: str) -> argparse.Namespace:
+    """`args` with the benchmark's defaults where an option was not given."""
+    defaults = BENCHES[name][1]
+    return argparse.Namespace(
+        **{
+            **vars(args),
+            "bench": name,
+            **{k: v for k, v in defaults.items() if getattr(args, k) is None},
+        }
+    )
+
+
+def run_one(name: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
+    same, summary = BENCHES[name][0](resolved(args, name))
+    sys.stdout.flush()
+    return same, summary
+
+
+def _child(name: str, args: argparse.Namespace, out: Any) -> None:
+    out.put(run_one(name, args))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    n_items = args.problems * args.per_problem
-    paths = bench_paths(args.workdir)
+    if args.bench != "all":
+        same, _ = run_one(args.bench, args)
+        return 0 if same else 1
 
-    # Generated in a child process so its memory does not count in this process's peak RSS.
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        written = pool.submit(
-            generate, args.workdir, args.problems, args.per_problem, args.seed
-        ).result()
-    how = "generated" if written else "reused"
-    print(f"== data ({how} in {time.perf_counter() - start:.1f} s, not measured) ==")
-    print(
-        f"{args.problems:,} problems x {args.per_problem} = {n_items:,} items; "
-        f"B = {args.bootstrap}; {args.workdir}"
-    )
-    print(
-        f"dataset parquet {paths.parquet.stat().st_size / 1e6:.1f} MB, "
-        f"predictions {paths.predictions.stat().st_size / 1e6:.1f} MB"
-    )
-
-    scorer = registry.get(BENCHMARK).scorer_module()
-
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"load average before the runs: {load} ({os.cpu_count()} CPUs)")
-    print("\nrunning mathjudge evaluate_file ...", flush=True)
-    mj = run_mathjudge(paths, args.bootstrap, args.boot_seed, scorer)
-    seed = int(mj.result.bootstrap["seed"])
-
-    indices = spread_indices(args.bootstrap, args.baseline_reps)
-    print(f"running the pandas/scipy baseline ({len(indices)} replicates) ...", flush=True)
-    base = run_baseline(paths, args.bootstrap, seed, indices)
-
-    same = report(args, mj, base, check_numbers(mj, base), n_items)
-    if args.profile:
-        print(f"\n== cProfile of evaluate_file (top {args.profile}) ==")
-        print(profile_mathjudge(paths, args.bootstrap, args.boot_seed, args.profile))
-    return 0 if same else 1
+    # One fresh process per benchmark: separate peak RSS, no state carried over.
+    context = get_context("spawn")
+    results: dict[str, tuple[bool, list[str]] | None] = {}
+    for name in BENCHES:
+        print(f"\n######## {name} ########\n", flush=True)
+        queue = context.SimpleQueue()
+        child = context.Process(target=_child, args=(name, args, queue))
+        child.start()
+        child.join()
+        results[name] = queue.get() if not queue.empty() else None
+    print("\n######## summary of all benchmarks ########")
+    for name, result in results.items():
+        print(f"\n{name}:")
+        print("\n".join(f"  {line}" for line in result[1]) if result else "  FAILED (crashed)")
+    return 0 if all(r is not None and r[0] for r in results.values()) else 1
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 CHUNK = 50
 CI_LEVEL = 0.95
@@ -42,6 +43,10 @@ def _draw_counts(seed: np.random.SeedSequence, reps: int, n_clusters: int) -> np
     return counts
 
 
+def _replicate_chunk(seed: np.random.SeedSequence, reps: int, matrix: np.ndarray) -> np.ndarray:
+    return _draw_counts(seed, reps, matrix.shape[0]) @ matrix
+
+
 def replicate_sums(
     matrix: np.ndarray,
     n_boot: int,
@@ -50,27 +55,28 @@ def replicate_sums(
 ) -> np.ndarray:
     """(n_boot, k) column sums of `matrix` (clusters x statistics) under cluster resampling.
 
-    Worker threads draw the counts (numpy releases the GIL there); the calling thread does the
-    matrix products, which BLAS already spreads over the cores. At most a few chunks are in
-    flight, so memory stays at a few chunks of counts whatever `n_boot` is.
+    One worker thread per core draws a chunk's counts and multiplies them out (numpy releases
+    the GIL for both), with BLAS held to one thread: BLAS's own threads would compete with the
+    workers for the cores, which degrades badly on a shared machine, and a fixed BLAS thread
+    count also makes the sums bitwise reproducible. At most a few chunks are in flight.
     """
     sizes = [min(CHUNK, n_boot - start) for start in range(0, n_boot, CHUNK)]
     jobs = iter(zip(np.random.SeedSequence(seed).spawn(len(sizes)), sizes, strict=True))
     out = np.empty((n_boot, matrix.shape[1]), dtype=np.float64)
     workers = max(1, min(len(sizes), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         pending = deque(
-            pool.submit(_draw_counts, s, n, matrix.shape[0]) for s, n in islice(jobs, 2 * workers)
+            pool.submit(_replicate_chunk, s, n, matrix) for s, n in islice(jobs, 2 * workers)
         )
         start = 0
         while pending:
-            counts = pending.popleft().result()
+            sums = pending.popleft().result()
             if (job := next(jobs, None)) is not None:
-                pending.append(pool.submit(_draw_counts, *job, matrix.shape[0]))
-            out[start : start + len(counts)] = counts @ matrix
-            start += len(counts)
+                pending.append(pool.submit(_replicate_chunk, *job, matrix))
+            out[start : start + len(sums)] = sums
+            start += len(sums)
             if on_chunk:
-                on_chunk(len(counts))
+                on_chunk(len(sums))
     return out
 
 
