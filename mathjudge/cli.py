@@ -166,6 +166,11 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
     type=click.Choice(["strict", "llm"]),
     help="arxivmathgradingbench: how predicted error locations are matched (default strict).",
 )
+@click.option(
+    "--match-model",
+    help="With --matcher llm: the litellm model that decides matches (endpoint from "
+    "MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY).",
+)
 @BOOTSTRAP
 @SEED
 @JSON_OUT
@@ -180,6 +185,7 @@ def evaluate(
     allow_partial: bool,
     runs_agg: str,
     matcher: str | None,
+    match_model: str | None,
     n_boot: int,
     seed: int | None,
     json_out: Path | None,
@@ -203,7 +209,8 @@ def evaluate(
             n_boot=n_boot,
             seed=seed,
             meta=read_meta(meta),
-            options={"matcher": matcher} if matcher else None,
+            options={k: v for k, v in (("matcher", matcher), ("match_model", match_model)) if v}
+            or None,
             on_progress=advance,
         )
     if json_out:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+
+# litellm fetches a remote price list at import unless told to use its bundled copy; tests must
+# never reach outside 127.0.0.1, whichever module imports litellm first.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from pathlib import Path
 
 import pytest

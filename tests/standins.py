@@ -12,7 +12,9 @@ import hashlib
 import json
 import re
 import socket
+import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -383,3 +385,115 @@ class HubSnapshotStandIn(LocalServer):
     def _unhandled(self, seen: Seen) -> Reply:
         self.unhandled.append(seen)
         return json_reply(404, {"error": f"stand-in does not serve {seen.path}"})
+
+
+@dataclass(frozen=True)
+class StubReply:
+    """One scripted answer of `OpenAIStub`: a chat completion with `content`, or an error
+    `status` (with `headers` such as Retry-After), or `raw` bytes sent as the body verbatim;
+    `delay` seconds pass before the reply is sent."""
+
+    content: str = "ok"
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+    raw: bytes | None = None
+
+
+Script = Callable[[dict[str, Any]], StubReply | str]
+
+
+class OpenAIStub(LocalServer):
+    """A local OpenAI-compatible `POST /v1/chat/completions`, scripted per test.
+
+    Replies come from `queue` (consumed in order; a `str` is a normal answer) and, once it is
+    empty, from `script(request_json)` (default: answer "ok"). The stub keeps every request's
+    JSON in `bodies` and the highest number of requests it was serving at once in
+    `max_in_flight`; delays are served outside the lock, so concurrent requests really overlap.
+    """
+
+    def __init__(
+        self, queue: list[StubReply | str] | None = None, script: Script | None = None
+    ) -> None:
+        super().__init__()
+        self.queue: list[StubReply | str] = list(queue or [])
+        self.script: Script = script or (lambda _body: StubReply())
+        self.bodies: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._closing = threading.Event()
+        # The default listen backlog (5) drops bursts of concurrent connects, which then wait
+        # for a TCP retransmit (about 1 s): widen it so the stub really serves in parallel.
+        self._httpd.socket.listen(256)
+        self._httpd.handle_error = self._handle_error  # type: ignore[method-assign]
+
+    def _handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about clients that hung up (a timed-out call); loud about anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            ThreadingHTTPServer.handle_error(self._httpd, request, client_address)
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def count(self) -> int:
+        return len(self.bodies)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._closing.set()  # wake delayed replies so shutdown is quick
+        super().__exit__(exc_type, exc, tb)
+
+    def handle(self, seen: Seen) -> Reply:
+        if seen.method != "POST" or not seen.path.endswith("/chat/completions"):
+            with self._lock:
+                self.requests.append(seen)
+            return json_reply(404, {"error": {"message": f"stub does not serve {seen.path}"}})
+        body = json.loads(seen.body)
+        with self._lock:
+            self.requests.append(seen)
+            self.bodies.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            scripted = self.queue.pop(0) if self.queue else self.script(body)
+        reply = StubReply(content=scripted) if isinstance(scripted, str) else scripted
+        try:
+            if reply.delay:
+                self._closing.wait(reply.delay)
+            return self._render(body, reply)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _render(self, body: dict[str, Any], reply: StubReply) -> Reply:
+        if reply.raw is not None:
+            return reply.status, {"Content-Type": "application/json", **reply.headers}, reply.raw
+        if reply.status != 200:
+            error = {"message": f"stub error {reply.status}", "type": "stub", "code": None}
+            return json_reply(reply.status, {"error": error}, reply.headers)
+        completion = {
+            "id": f"chatcmpl-stub-{len(self.bodies)}",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": body.get("model", "stub"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            },
+        }
+        return json_reply(200, completion, reply.headers)

@@ -157,7 +157,7 @@ def test_unions_over_k_hand_computed(tiny: Path, tmp_path: Path) -> None:
     assert (result.partial, result.n_items, result.coverage) == (True, 4, 0.8)
     assert result.runs == 3 and result.runs_agg == "union"
     assert result.fields == ("location",)
-    assert result.bootstrap["options"] == {"matcher": "strict"}
+    assert result.bootstrap["options"] == {"matcher": "strict", "match_model": ""}
     assert result.bootstrap["unit"] == "item_id"
     overall = [s for s in result.scores if s.scope == "overall"]
     assert [s.metric for s in overall] == list(scorer.METRICS)
@@ -290,7 +290,7 @@ def test_matcher_option_and_what_the_matcher_is_asked(
 ) -> None:
     fake = Inclusive()
     monkeypatch.setattr(
-        scorer, "make_matcher", lambda name: fake if name == "llm" else StrictMatcher()
+        scorer, "make_matcher", lambda name, **_: fake if name == "llm" else StrictMatcher()
     )
     rows = [
         {"item_id": P2, "run": 0, "location": "Section 1", "description": "first"},
@@ -308,7 +308,7 @@ def test_matcher_option_and_what_the_matcher_is_asked(
     assert got[("k", "k=1", "precision")] == pytest.approx(1 / 5)
     assert got[("k", "k=2", "recall")] == pytest.approx(2 / 8)
     assert got[("k", "k=2", "coverage")] == pytest.approx(1 / 5)
-    assert result.bootstrap["options"] == {"matcher": "llm"}
+    assert result.bootstrap["options"] == {"matcher": "llm", "match_model": ""}
     # Each unique (paper, normalized location, ground-truth location) is asked once, with the
     # first row's text and description and the paper's context.
     asked = [(c.item_id, p.location.text, p.description, t.text) for p, t, c in fake.asked]
@@ -321,14 +321,14 @@ def test_matcher_option_and_what_the_matcher_is_asked(
     assert context == PaperContext(P2, "2501.00002", "v1", f"Paper {P2}")
 
     strict = evaluate(path, tiny)
-    assert strict.bootstrap["options"] == {"matcher": "strict"}
+    assert strict.bootstrap["options"] == {"matcher": "strict", "match_model": ""}
     assert strict.submission_id != result.submission_id  # the matcher is part of the identity
 
 
 def test_undecided_pairs_stop_the_evaluation(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scorer, "make_matcher", lambda name: Inclusive(undecided="Lemma 7"))
+    monkeypatch.setattr(scorer, "make_matcher", lambda name, **_: Inclusive(undecided="Lemma 7"))
     rows = [{"item_id": item, "location": "Lemma 7"} for item in PAPERS]
     with pytest.raises(MathJudgeError, match="could not decide 8 of 8 location pairs"):
         evaluate(write_jsonl(tmp_path / "p.jsonl", rows), tiny, options={"matcher": "llm"})
@@ -426,3 +426,43 @@ def _next_label(text: str) -> str:
     head, _, last = location.label.rpartition(".")
     bumped = f"{head}.{int(last) + 1}" if head else str(int(last) + 1)
     return text.replace(location.label, bumped, 1)
+
+
+def test_llm_matcher_end_to_end_through_a_local_model(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--matcher llm` asks the model once per (prediction, ground truth) pair, caches the
+    answers, records the model, and stops on an answer it cannot read."""
+    from standins import NetworkGuard, OpenAIStub
+
+    NetworkGuard(monkeypatch)
+    monkeypatch.setenv("MATHJUDGE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MATHJUDGE_LLM_API_KEY", "local")
+    # A vague prediction for P2 only: the strict matcher finds nothing, the model says yes
+    # for "Lemma 2.1" and no for "Theorem 1.5".
+    rows = [{"item_id": P2, "location": "the key estimate in Section 3"}]
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+
+    def answer(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        return "MATCH: yes" if "Lemma 2.1" in prompt else "MATCH: no"
+
+    options = {"matcher": "llm", "match_model": "openai/stub-judge"}
+    with OpenAIStub(script=answer) as stub:
+        monkeypatch.setenv("MATHJUDGE_LLM_API_BASE", stub.api_base)
+        result = evaluate(path, tiny, allow_partial=True, options=options)
+        assert stub.count == 2  # one question per ground-truth location of P2
+        again = evaluate(path, tiny, allow_partial=True, options=options)
+        assert stub.count == 2  # served from the cache
+    got = values(result)
+    # tp 1 (Lemma 2.1), fn 1 + 1 + 2 + 2 + 1 = 7 over all five papers, fp 0
+    assert got[("overall", "all", "recall")] == pytest.approx(1 / 8)
+    assert got[("overall", "all", "precision")] == 1.0
+    assert values(again) == got
+    assert result.bootstrap["options"] == options
+
+    with OpenAIStub(script=lambda body: "I am not sure.") as stub:
+        monkeypatch.setenv("MATHJUDGE_LLM_API_BASE", stub.api_base)
+        monkeypatch.setenv("MATHJUDGE_CACHE", str(tmp_path / "cache2"))
+        with pytest.raises(MathJudgeError, match="could not decide 2 of 2 location pairs"):
+            evaluate(path, tiny, allow_partial=True, options=options)

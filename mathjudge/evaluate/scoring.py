@@ -92,16 +92,18 @@ def connect(dataset: BuiltDataset, items_config: str, scorer: ModuleType):
 
 
 def resolve_options(scorer: ModuleType, given: dict[str, str] | None) -> dict[str, str]:
-    """Every option the scorer takes, set to the given value or its default."""
-    allowed: dict[str, tuple[str, ...]] = getattr(scorer, "OPTIONS", {})
+    """Every option the scorer takes, set to the given value or its default. An option whose
+    allowed values are None takes free text (e.g. a model name) and defaults to ""."""
+    allowed: dict[str, tuple[str, ...] | None] = getattr(scorer, "OPTIONS", {})
     given = given or {}
     for name, value in given.items():
         if name not in allowed:
             known = ", ".join(sorted(allowed)) or "none"
             raise MathJudgeError(f"unknown scoring option {name!r} (this benchmark takes: {known})")
-        if value not in allowed[name]:
-            raise MathJudgeError(f"{name} must be one of {', '.join(allowed[name])}, not {value!r}")
-    return {name: given.get(name, values[0]) for name, values in allowed.items()}
+        choices = allowed[name]
+        if choices is not None and value not in choices:
+            raise MathJudgeError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return {name: given.get(name, values[0] if values else "") for name, values in allowed.items()}
 
 
 def combined_predictions(

@@ -68,7 +68,7 @@ CLUSTER = "item_id"  # one paper per cluster
 ITEM_COLUMNS = ("arxiv_id", "version", "title", "error_locations")
 SCORED_FIELDS = ("location",)
 SCOPES: dict[str, str] = {}
-OPTIONS = {"matcher": MATCHERS}
+OPTIONS: dict[str, tuple[str, ...] | None] = {"matcher": MATCHERS, "match_model": None}
 RUNS_AGG = "union"
 METRICS = ("precision", "recall", "f1", "coverage", "false_errors_per_paper")
 # Per (paper, k) counts left on the connection by `combine_runs` for `stats_sql`.
@@ -113,7 +113,13 @@ def combine_runs(
     ).fetchall()
     truth = {p[0]: parse_locations(list(p[4])) for p in papers}
     context = {p[0]: PaperContext(p[0], p[1], p[2], p[3]) for p in papers}
-    matched = _matches(unique, parsed, truth, context, make_matcher(options["matcher"]))
+    matched = _matches(
+        unique,
+        parsed,
+        truth,
+        context,
+        make_matcher(options["matcher"], model=options["match_model"]),
+    )
 
     con.register("unique_predictions", unique.select(["item_id", "key", "first_k"]))
     con.register("matched", matched)
