@@ -275,6 +275,95 @@ def _fmt(value: float | None) -> str:
 
 
 @main.group()
+def arxiv() -> None:
+    """Mine arXiv metadata for papers whose later version corrects an error."""
+
+
+@arxiv.command("filter")
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="First version date kept.")
+@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="Last version date kept.")
+@click.option("--harvest", is_flag=True, help="Also harvest the window from the arXiv API.")
+@click.option("--classify-model", help="litellm model for stage 2 (without it: stage 1 only).")
+@click.option("--api-base", help="OpenAI-compatible endpoint for the model (e.g. a local server).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option(
+    "--cache",
+    "cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="LLM answer cache (default: $MATHJUDGE_CACHE/llm).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("arxiv-filter"),
+    show_default=True,
+)
+@QUIET
+def arxiv_filter(
+    inputs: tuple[Path, ...],
+    since,
+    until,
+    harvest: bool,
+    classify_model: str | None,
+    api_base: str | None,
+    concurrency: int,
+    cache: Path | None,
+    out: Path,
+    quiet: bool,
+) -> None:
+    """Regex stage in DuckDB, then (with a model) LLM classification, license filter and
+    location extraction; writes candidates.parquet, funnel.json and the mined split."""
+    from mathjudge.arxiv.pipeline import HarvestOptions, run_filter
+    from mathjudge.config import cache_dir
+
+    report = run_filter(
+        list(inputs),
+        since=since.date() if since else None,
+        until=until.date() if until else None,
+        out_dir=out,
+        classify_model=classify_model,
+        cache_dir=cache or cache_dir() / "llm",
+        concurrency=concurrency,
+        api_base=api_base,
+        harvest=HarvestOptions() if harvest else None,
+        quiet=quiet,
+    )
+    for step in report.funnel["steps"]:
+        shown = step["count"] if step["count"] is not None else step.get("note", "")
+        click.echo(f"stage {step['stage']} {step['name']:>22}: {shown}")
+    for line in report.usage_lines:
+        click.echo(line)
+    click.echo(f"wrote {out}/candidates.parquet and {out}/funnel.json")
+    if report.dataset is not None:
+        click.echo(f"mined split -> {report.dataset}")
+
+
+@main.group()
+def reported() -> None:
+    """Results transcribed from the source papers (stored with source = reported)."""
+
+
+@reported.command("import")
+@click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Mirror root holding reported/ (default: $MATHJUDGE_MIRROR).",
+)
+@STORE
+def reported_import(source_dir: Path | None, store: Path) -> None:
+    """Import every reported table into the store (idempotent)."""
+    from mathjudge.config import mirror_root
+    from mathjudge.evaluate.reported import import_reported
+
+    root = source_dir or mirror_root()
+    if root is None or not (root / "reported").is_dir():
+        raise MathJudgeError("no reported/ folder: pass --source-dir or set MATHJUDGE_MIRROR")
+    count = import_reported(root / "reported", store)
+    click.echo(f"imported {count} reported results into {store}")
+
+
+@main.group()
 def leaderboard() -> None:
     """The static leaderboard site."""
 

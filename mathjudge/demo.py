@@ -7,6 +7,7 @@ whose source cannot be reached is skipped with the reason, not silently.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,18 @@ class DemoReport:
     evaluated: list[tuple[str, str]] = field(default_factory=list)
     site: Path | None = None
     reported: int = 0
+    arxiv_survivors: int | None = None
+
+
+# The demo mines the arXiv API listing of the shared mirror over one year (stage 1 only: the
+# LLM stages need a model).
+LISTING = Path("arxiv-metadata-samples") / "arxiv_api_math_NT_RT_listing_2025-2026.jsonl"
+DEMO_WINDOW = (dt.date(2025, 1, 1), dt.date(2025, 12, 31))
+
+
+def _shared_listing(source_dir: Path | None) -> Path | None:
+    root = source_dir or mirror_root()
+    return root / LISTING if root is not None and (root / LISTING).is_file() else None
 
 
 def _reported_folder(source_dir: Path | None) -> Path | None:
@@ -102,6 +115,23 @@ def run_demo(
         save(store, result)
         report.evaluated.append((baseline.benchmark, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+
+    listing = _shared_listing(source_dir)
+    if listing is not None:
+        from mathjudge.arxiv.pipeline import run_filter  # imported only when there is a listing
+
+        mined = run_filter(
+            [listing],
+            since=DEMO_WINDOW[0],
+            until=DEMO_WINDOW[1],
+            out_dir=workdir / "arxiv-filter",
+            quiet=quiet,
+        )
+        report.arxiv_survivors = len(mined.candidates)
+        say(
+            f"arXiv stage 1 over {listing.name} ({DEMO_WINDOW[0]}..{DEMO_WINDOW[1]}): "
+            f"{report.arxiv_survivors} candidate corrections -> {mined.out_dir}"
+        )
 
     reported = _reported_folder(source_dir)
     if reported is not None:

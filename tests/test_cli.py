@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from conftest import write_jsonl
@@ -174,6 +175,11 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     assert set(reported) == {"stepmathbench", "proofbench", "proofbench_bon", "mumath"}
     for page in ("stepmathbench", "opc", "proofbench", "mumath"):
         assert (tmp_path / "site" / f"{page}.html").is_file()
+    funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
+    assert funnel["steps"][0]["count"] == 13131  # every listing row read
+    survivors = next(s["count"] for s in funnel["steps"] if s["name"] == "unique")
+    candidates = pq.read_table(tmp_path / "arxiv-filter" / "candidates.parquet")
+    assert candidates.num_rows == survivors > 0
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:
