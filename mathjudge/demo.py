@@ -130,7 +130,7 @@ def run_demo(
         report.arxiv_survivors = len(mined.candidates)
         say(
             f"arXiv stage 1 over {listing.name} ({DEMO_WINDOW[0]}..{DEMO_WINDOW[1]}): "
-            f"{report.arxiv_survivors} candidate corrections -> {mined.out_dir}"
+            f"{report.arxiv_survivors} candidate paper versions -> {mined.out_dir}"
         )
 
     reported = _reported_folder(source_dir)
