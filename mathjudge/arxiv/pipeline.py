@@ -52,11 +52,7 @@ HARVEST_FILE = "harvest.jsonl"
 CANDIDATES_FILE = "candidates.parquet"
 FUNNEL_FILE = "funnel.json"
 
-PUBLIC_DOMAIN = "public-domain"
 UNRECOGNISED_LICENSE = "unrecognised"
-_PUBLIC_DOMAIN = re.compile(
-    r"public[\s-]*domain|https?://creativecommons\.org/licenses/publicdomain/?"
-)
 
 MATH_CATEGORY_NAMES = {
     "math.AC": "Commutative Algebra",
@@ -97,19 +93,15 @@ MATH_CATEGORY_NAMES = {
 
 
 def license_id(raw: str | None) -> str:
-    """The builder's license id, plus arXiv's public-domain dedication (`public-domain`) and
-    `unrecognised` for anything else, which is then simply not permissive."""
-    if _PUBLIC_DOMAIN.fullmatch(" ".join((raw or "").split()).lower()):
-        return PUBLIC_DOMAIN
+    """The builder's license id; a spelling the builder refuses is `unrecognised` here, which
+    is simply not permissive (mined metadata is not ours to vet row by row)."""
     try:
         return normalize_license(raw)
     except ValueError:
         return UNRECOGNISED_LICENSE
 
 
-def permissive(normalised: str) -> bool:
-    """CC BY, CC BY-SA, CC0 or public domain (a `license_id`): copies may be shared."""
-    return normalised == PUBLIC_DOMAIN or is_permissive(normalised)
+permissive = is_permissive  # CC0, public domain, CC BY or CC BY-SA
 
 
 # --- stage 3: error locations ------------------------------------------------------------------

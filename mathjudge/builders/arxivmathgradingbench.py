@@ -11,7 +11,6 @@ location the matcher could not read fails the build instead of silently never ma
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -22,7 +21,7 @@ from datasets import List, Value
 
 from mathjudge.arxiv.locations import parse_locations, split_locations
 from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, read_jsonl, resolve
 from mathjudge.builders.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
@@ -54,6 +53,10 @@ EXPECTED_LOCATIONS = 40
 
 UNKNOWN_LICENSE = "unknown"
 ARXIV_NONEXCLUSIVE = "arxiv-nonexclusive-distrib-1.0"
+PUBLIC_DOMAIN = "public-domain"
+_PUBLIC_DOMAIN = re.compile(
+    r"public[\s-]*domain|https?://creativecommons\.org/licenses/publicdomain/?"
+)
 _CC_MODULES = frozenset({"by", "by-sa", "by-nd", "by-nc", "by-nc-sa", "by-nc-nd"})
 _CC_TEXT = re.compile(r"cc(?:[\s-]+(?P<mods>by(?:[\s-]+(?:nc|sa|nd))*))?[\s-]+(?P<ver>\d\.\d)")
 _CC_URL = re.compile(r"https?://creativecommons\.org/licenses/(?P<mods>[a-z-]+)/(?P<ver>\d\.\d)/?")
@@ -64,7 +67,7 @@ _ARXIV = re.compile(
     r"arxiv\.org\s*-\s*non-exclusive license to distribute"
     r"|https?://arxiv\.org/licenses/nonexclusive-distrib/1\.0/?"
 )
-_PERMISSIVE = re.compile(r"cc0-1\.0|cc-by(?:-sa)?-\d\.\d")
+_PERMISSIVE = re.compile(r"cc0-1\.0|cc-by(?:-sa)?-\d\.\d|public-domain")
 
 _ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")
 _VERSION = re.compile(r"v[1-9]\d*")
@@ -115,6 +118,8 @@ def normalize_license(raw: str | None) -> str:
         return ARXIV_NONEXCLUSIVE
     if _CC0.fullmatch(text):
         return "cc0-1.0"
+    if _PUBLIC_DOMAIN.fullmatch(text):
+        return PUBLIC_DOMAIN
     match = _CC_TEXT.fullmatch(text) or _CC_URL.fullmatch(text)
     if match is None:
         raise ValueError(f"unrecognised license {raw!r}")
@@ -127,22 +132,10 @@ def normalize_license(raw: str | None) -> str:
 
 
 def is_permissive(license_id: str) -> bool:
-    """Whether a copy may be redistributed beside the dataset: CC0, CC BY or CC BY-SA only
-    (no NonCommercial or NoDerivatives terms, and never an unspecified or unknown license)."""
+    """Whether a copy may be redistributed beside the dataset: CC0, public domain, CC BY or
+    CC BY-SA only (no NonCommercial or NoDerivatives terms, never an unspecified or unknown
+    license)."""
     return _PERMISSIVE.fullmatch(license_id) is not None
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise MathJudgeError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-    return rows
 
 
 def paper(row: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +202,7 @@ def papers(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
     files: dict[str, ResolvedFile] = resolve(source, source_dir)
-    rows = papers(_read_jsonl(files[SOURCE_FILE].path))
+    rows = papers(read_jsonl(files[SOURCE_FILE].path))
     n_locations = sum(len(r["locations"]) for r in rows)
     licenses = Counter(r["license"] for r in rows)
     facts = {

@@ -8,7 +8,6 @@ of this benchmark compares against that number.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -18,7 +17,7 @@ import datasets
 from datasets import ClassLabel, List, Value
 
 from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, read_jsonl, resolve
 from mathjudge.builders.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
@@ -105,19 +104,6 @@ def eq1_score(problem_type: str, labels: list[str]) -> int:
     return round(10 * sum(ok) / n)
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise MathJudgeError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-    return rows
-
-
 def _problems(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     problems = []
     for row in raw:
@@ -190,9 +176,9 @@ def _solutions(
 
 def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
     files: dict[str, ResolvedFile] = resolve(source, source_dir)
-    problems = _problems(_read_jsonl(files["question.jsonl"].path))
+    problems = _problems(read_jsonl(files["question.jsonl"].path))
     by_id = {p["problem_id"]: p for p in problems}
-    solutions, disagreements = _solutions(_read_jsonl(files["stepmath.jsonl"].path), by_id)
+    solutions, disagreements = _solutions(read_jsonl(files["stepmath.jsonl"].path), by_id)
     if disagreements:
         raise MathJudgeError(
             f"gold_score disagrees with Eq. (1) for {len(disagreements)} solution(s): "
