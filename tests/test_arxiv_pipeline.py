@@ -19,14 +19,13 @@ from standins import LocalServer, NetworkGuard, OpenAIStub, Reply, Seen, StubRep
 from test_arxiv_stage1 import kaggle
 
 from conftest import write_jsonl
+from mathjudge.arxiv.candidates import license_id, permissive
+from mathjudge.arxiv.mined_split import BENCHMARK
 from mathjudge.arxiv.pipeline import (
-    BENCHMARK,
     CANDIDATES_FILE,
     FUNNEL_FILE,
     HARVEST_FILE,
     HarvestOptions,
-    license_id,
-    permissive,
     run_filter,
 )
 from mathjudge.builders.sources import sha256_file

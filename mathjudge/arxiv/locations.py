@@ -173,3 +173,46 @@ def parse_locations(pieces: list[str]) -> list[Location]:
             location = Location(location.text, out[-1].kind, location.label)
         out.append(location)
     return out
+
+
+# --- locations named in an arXiv comment ---------------------------------------------------
+
+_KIND_WORDS = sorted({w for words in RESULT_KINDS.values() for w in words}, key=len, reverse=True)
+_NUMBER = r"\d+(?:\.\d+)*[a-z]?|[A-Z]\.\d+(?:\.\d+)*"  # "19", "3.2.1", "4a", "A.1"
+_PART = r"(?:\s?\([a-z0-9]{1,4}\))?(?!\w)"  # "(b)" of "Proposition 4.1(b)"
+# A kind word, its label, and more labels listed after it ("Theorems 2.3 and 2.4"). Bare
+# letters and roman numerals count only right after the word: in "Theorem 2.2, I give" the
+# "I" is a pronoun.
+_COMMENT_MENTION = re.compile(
+    rf"(?<![A-Za-z])(?i:(?:{'|'.join(_KIND_WORDS)})(?![a-z]))\.?\s*"
+    rf"(?:{_NUMBER}|[A-Z]|[IVX]+){_PART}(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)(?:{_NUMBER}){_PART})*"
+)
+_CLAUSE_END = re.compile(r"[.;:!?,](?=\s|$)")
+
+
+def comment_locations(comment: str, correction: re.Pattern[str]) -> list[Location]:
+    """The labelled results a comment names as erroneous: those in a clause (text between
+    punctuation) with a correction word, or, when no clause has both, every one it names.
+    "Corrected Theorem 4.8, added Corollary 4.9" gives Theorem 4.8 only; lists such as
+    "Thms. 2.3 and 2.4" give both. Each is written canonically ("Theorem 2.4")."""
+    mentions = list(_COMMENT_MENTION.finditer(comment))
+    cuts = [
+        c.start()
+        for c in _CLAUSE_END.finditer(comment)
+        if not any(m.start() <= c.start() < m.end() for m in mentions)
+    ]
+
+    def clause(mention: re.Match[str]) -> str:
+        start = max((c + 1 for c in cuts if c < mention.start()), default=0)
+        end = min((c for c in cuts if c >= mention.end()), default=len(comment))
+        return comment[start:end]
+
+    chosen = [m for m in mentions if correction.search(clause(m))] or mentions
+    found: dict[str, Location] = {}
+    for mention in chosen:
+        for loc in parse_locations(split_locations(mention.group())):
+            if loc.kind is not None and loc.label is not None:  # written as "Theorem 2.4"
+                found.setdefault(
+                    loc.key, Location(f"{loc.kind.capitalize()} {loc.label}", loc.kind, loc.label)
+                )
+    return list(found.values())

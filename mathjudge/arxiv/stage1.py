@@ -99,7 +99,7 @@ def _staged(
     """Per record of one file: how many filters it passed, a cheap example of it, and the
     normalised record only when it passed them all (CASE evaluates its branch for those rows
     only, so the text of the other records is never cleaned)."""
-    norm = normalisation(source)
+    norm = normalisation(source, abstract=False)
     tests = _tests(norm, patterns, since, until)
     passed = " ".join(f"WHEN NOT {test} THEN {i}" for i, test in enumerate(tests))
     kept = [f for f in norm.fields if f != "abstract"]
