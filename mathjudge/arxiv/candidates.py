@@ -40,6 +40,8 @@ class Candidate:
 
     record: Record
     license: str
+    license_raw: str | None = None  # as the input (or the license lookup) stated it
+    license_source: str | None = None  # "input", "oai-pmh", or None when nothing stated one
     stage_reached: int = 1
     status: str = "stage1"
     classification: str | None = None
@@ -47,6 +49,15 @@ class Candidate:
     locations: list[Location] = field(default_factory=list)
     locations_source: str | None = None
     locations_failure: str | None = None
+
+    @classmethod
+    def of(cls, record: Record) -> Candidate:
+        source = "input" if record.license else None
+        return cls(record, license_id(record.license), record.license, source)
+
+    def set_looked_up_license(self, raw: str | None) -> None:
+        self.license_raw, self.license = raw, license_id(raw)
+        self.license_source = "oai-pmh" if raw else None
 
     @property
     def item_id(self) -> str | None:
@@ -65,8 +76,9 @@ class Candidate:
             "comment": r.comment,
             "primary_category": r.primary_category,
             "categories": list(r.categories),
-            "license_raw": r.license,
+            "license_raw": self.license_raw,
             "license": self.license,
+            "license_source": self.license_source,
             "source_format": r.source_format,
             "stage_reached": self.stage_reached,
             "status": self.status,
@@ -94,6 +106,7 @@ CANDIDATE_SCHEMA = pa.schema(
         ("categories", pa.list_(pa.string())),
         ("license_raw", pa.string()),
         ("license", pa.string()),
+        ("license_source", pa.string()),
         ("source_format", pa.string()),
         ("stage_reached", pa.int8()),
         ("status", pa.string()),

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.arxiv import readers
-from mathjudge.arxiv.candidates import Candidate, Step, license_id, write_candidates
+from mathjudge.arxiv.candidates import Candidate, Step, write_candidates
+from mathjudge.arxiv.licenses import LicenseLookup
 from mathjudge.arxiv.mined_split import BENCHMARK, VERSION, input_pins, split_build, split_row
 from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS, Patterns, run_stage1
 from mathjudge.arxiv.stages import MODEL_STEPS, ModelOptions, distinct_corrections, model_stages
@@ -96,13 +97,15 @@ def run_filter(
     concurrency: int = 8,
     api_base: str | None = None,
     harvest: HarvestOptions | None = None,
+    licenses: LicenseLookup | None = None,
     input_format: str | None = None,
     quiet: bool = True,
 ) -> FilterReport:
     """Run the pipeline over `inputs` (files in any mix of formats, detected unless
     `input_format` is given) and, with `harvest`, a live harvest of the window, into
     `out_dir`: candidates.parquet, funnel.json and, when a model is given, the split at
-    `out_dir/arxivmathgradingbench-mined/`. Without a model the run stops after stage 1."""
+    `out_dir/arxivmathgradingbench-mined/`. Without a model the run stops after stage 1. With
+    `licenses`, candidates whose inputs state no license (API listings) have it looked up."""
     sources = [readers.open_input(path, input_format) for path in inputs]
     origins: dict[Path, str] = {}
     harvested = 0
@@ -114,7 +117,7 @@ def run_filter(
     if not sources:
         raise MathJudgeError("no inputs: give metadata files, --harvest, or both")
     stage1 = run_stage1(sources, since=since, until=until, patterns=patterns)
-    candidates = [Candidate(r, license_id(r.license)) for r in stage1.survivors]
+    candidates = [Candidate.of(r) for r in stage1.survivors]
     steps = [Step(1, "read", stage1.read)]
     steps += [Step(1, s.name, s.kept, s.dropped_examples) for s in stage1.steps]
     live = distinct_corrections(candidates, steps)
@@ -128,7 +131,7 @@ def run_filter(
         model = ModelOptions(
             classify_model, cache_dir or default_cache_dir() / "llm", concurrency, api_base, quiet
         )
-        live, stage2, stage3 = model_stages(live, model, patterns, steps)
+        live, stage2, stage3 = model_stages(live, model, patterns, steps, licenses)
         final = len(live)
     funnel = {
         "pipeline": {"name": "mathjudge arxiv filter", "version": VERSION},

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.arxiv.candidates import Candidate, Step, narrow, permissive
+from mathjudge.arxiv.licenses import LicenseLookup, lookup_licenses
 from mathjudge.arxiv.locations import comment_locations, parse_locations
 from mathjudge.arxiv.stage1 import Patterns
 from mathjudge.progress import progress_bar
@@ -107,15 +108,42 @@ MODEL_STEPS = (
 )
 
 
+def license_stage(
+    live: list[Candidate], lookup: LicenseLookup | None, quiet: bool
+) -> dict[str, Any]:
+    """Look up the license of the candidates whose inputs stated none (when asked to)."""
+    unknown = [c for c in live if c.license_raw is None]
+    if lookup is None:
+        return {"run": False, "without_license": len(unknown)}
+    ids = [c.record.arxiv_id for c in unknown]
+    with progress_bar("stage 3: looking up licenses", len(ids), quiet=quiet) as advance:
+        found, fetched = lookup_licenses(ids, lookup, advance)
+    for cand in unknown:
+        cand.set_looked_up_license(found[cand.record.arxiv_id])
+    return {
+        "run": True,
+        "base_url": lookup.base_url,
+        "asked": len(set(ids)),
+        "fetched": fetched,
+        "stated": sum(1 for c in unknown if c.license_raw is not None),
+    }
+
+
 def model_stages(
-    live: list[Candidate], model: ModelOptions, patterns: Patterns, steps: list[Step]
+    live: list[Candidate],
+    model: ModelOptions,
+    patterns: Patterns,
+    steps: list[Step],
+    licenses: LicenseLookup | None = None,
 ) -> tuple[list[Candidate], dict[str, Any], dict[str, Any]]:
     """Stages 2 and 3 (the steps of MODEL_STEPS): the split's candidates, and what the funnel
-    records of each stage."""
+    records of each stage. With `licenses`, papers whose inputs state no license have it
+    looked up before the license filter."""
     live, stage2 = classify_stage(live, model, steps)
     live = narrow(
         steps, 3, "earlier_version", live, lambda c: c.record.version > 1, "no_earlier_version"
     )
+    looked_up = license_stage(live, licenses, model.quiet)
     live = narrow(
         steps, 3, "permissive_license", live, lambda c: permissive(c.license), "not_permissive"
     )
@@ -126,4 +154,4 @@ def model_stages(
             cand.status = "failed_locations"
     for cand in kept:
         cand.status = "kept"
-    return kept, stage2, {"run": True, "locations_model": located}
+    return kept, stage2, {"run": True, "license_lookup": looked_up, "locations_model": located}
