@@ -41,8 +41,8 @@ PAPERS = {
 P1, P2, P3, P4, P5 = PAPERS
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def write_papers(out: Path, papers: dict[str, list[str]]) -> Path:
+    """A built ArxivMathGradingBench dataset of these papers (item id -> error locations)."""
     rows = [
         {
             "item_id": item,
@@ -62,7 +62,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ],
             "v1_date": "2025-01-01T00:00:00",
         }
-        for item, locations in PAPERS.items()
+        for item, locations in papers.items()
     ]
     build = Build(
         benchmark=BENCH,
@@ -72,9 +72,13 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
         card_body="tiny",
         sources=(),
     )
-    out = tmp_path_factory.mktemp("tiny-arxiv")
     write_dataset(build, out)
     return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_papers(tmp_path_factory.mktemp("tiny-arxiv"), PAPERS)
 
 
 def rows_of(runs: dict[int, dict[str, list[str]]]) -> list[dict]:
