@@ -232,14 +232,15 @@ def compare(
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
         same_k = judged_a.runs is not None and judged_a.runs == judged_b.runs
-        stats = []
-        for judged, table in zip((judged_a, judged_b), tables, strict=True):
+
+        def statistics(judged: _Judged, table: pa.Table) -> ClusterStats:
             if counted:
                 _use_counts(con, scorer, judged.per_k if same_k else None)
-            stats.append(cluster_statistics(con, scorer, fields, table))
-            if len(stats) == 1:
-                n_problems = con.execute("SELECT count(DISTINCT ci) FROM scoped").fetchall()[0][0]
-        stats_a, stats_b = stats
+            return cluster_statistics(con, scorer, fields, table)
+
+        stats_a = statistics(judged_a, tables[0])
+        n_problems = con.execute("SELECT count(DISTINCT ci) FROM scoped").fetchall()[0][0]
+        stats_b = statistics(judged_b, tables[1])
     finally:
         con.close()
     if (stats_a.groups, stats_a.names) != (stats_b.groups, stats_b.names) or not np.array_equal(
