@@ -238,6 +238,13 @@ def evaluate(
 @BENCH
 @click.argument("a")
 @click.argument("b")
+@click.option(
+    "--matcher",
+    type=click.Choice(["strict", "llm"]),
+    help="arxivmathgradingbench: how predicted error locations are matched (default strict); "
+    "a stored judge must have been scored with the same.",
+)
+@click.option("--match-model", help="With --matcher llm: the litellm model that decides matches.")
 @BOOTSTRAP
 @SEED
 @JSON_OUT
@@ -248,6 +255,8 @@ def compare(
     benchmark: str,
     a: str,
     b: str,
+    matcher: str | None,
+    match_model: str | None,
     n_boot: int,
     seed: int | None,
     json_out: Path | None,
@@ -268,6 +277,8 @@ def compare(
             datasets_dir=datasets_dir,
             n_boot=n_boot,
             seed=seed,
+            options={k: v for k, v in (("matcher", matcher), ("match_model", match_model)) if v}
+            or None,
             on_progress=advance,
         )
     if json_out:

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -22,6 +23,7 @@ from mathjudge.arxiv.matching import (
 from mathjudge.builders import arxivmathgradingbench as builder
 from mathjudge.builders.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
+from mathjudge.evaluate import columnar
 from mathjudge.evaluate.evaluator import evaluate_file, validate_file
 from mathjudge.evaluate.metrics import arxivmathgradingbench as scorer
 
@@ -39,8 +41,8 @@ PAPERS = {
 P1, P2, P3, P4, P5 = PAPERS
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def write_papers(out: Path, papers: dict[str, list[str]]) -> Path:
+    """A built ArxivMathGradingBench dataset of these papers (item id -> error locations)."""
     rows = [
         {
             "item_id": item,
@@ -60,7 +62,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ],
             "v1_date": "2025-01-01T00:00:00",
         }
-        for item, locations in PAPERS.items()
+        for item, locations in papers.items()
     ]
     build = Build(
         benchmark=BENCH,
@@ -70,9 +72,13 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
         card_body="tiny",
         sources=(),
     )
-    out = tmp_path_factory.mktemp("tiny-arxiv")
     write_dataset(build, out)
     return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_papers(tmp_path_factory.mktemp("tiny-arxiv"), PAPERS)
 
 
 def rows_of(runs: dict[int, dict[str, list[str]]]) -> list[dict]:
@@ -365,7 +371,10 @@ def test_submission_contract(tiny: Path, tmp_path: Path) -> None:
         "[location]: String should have at least 1 character"
         in problems([{"item_id": P1, "location": "   "}])[0]
     )
-    assert "[location]: Field required" in problems([{"item_id": P1, "description": "d"}])[0]
+    assert (
+        ":1 [description]: Value error, a description needs a location"
+        in problems([{"item_id": P1, "description": "d"}])[0]
+    )
     assert (
         "[location]: Input should be a valid string"
         in problems([{"item_id": P1, "location": 19}])[0]
@@ -466,3 +475,156 @@ def test_llm_matcher_end_to_end_through_a_local_model(
         monkeypatch.setenv("MATHJUDGE_CACHE", str(tmp_path / "cache2"))
         with pytest.raises(MathJudgeError, match="could not decide 2 of 2 location pairs"):
             evaluate(path, tiny, allow_partial=True, options=options)
+
+
+# "No error found" rows: run 2 has nothing else, so it still counts as a run for k.
+NOTHING = [
+    {"item_id": P1, "run": 0, "location": "Theorem 19"},
+    {"item_id": P2, "run": 0, "location": None},
+    {"item_id": P3, "run": 0},  # absent is the same as null
+    {"item_id": P4, "run": 0, "location": "Lemma 9", "description": "a false alarm"},
+    {"item_id": P5, "run": 0, "location": None},
+    {"item_id": P1, "run": 1, "location": None},
+    {"item_id": P2, "run": 1, "location": "Lemma 2.1"},
+    *({"item_id": item, "run": 1, "location": None} for item in (P3, P4, P5)),
+    *({"item_id": item, "run": 2, "location": None} for item in PAPERS),
+]
+# Per paper (tp, fn, fp):
+#   k=1 (run 0): P1 (1,0,0) P2 (0,2,0) P3 (0,2,0) P4 (0,2,1) P5 (0,1,0) -> tp 1, fn 7, fp 1
+#   k=2 (+run 1): P2 (1,1,0), the rest as k=1                         -> tp 2, fn 6, fp 1
+#   k=3 (+run 2, nothing found anywhere): as k=2
+NOTHING_EXPECTED = {
+    "k=1": {
+        "precision": 1 / 2,
+        "recall": 1 / 8,
+        "f1": 2 / (2 + 1 + 7),
+        "coverage": 1 / 5,
+        "false_errors_per_paper": 1 / 5,
+    },
+    "k=2": {
+        "precision": 2 / 3,
+        "recall": 2 / 8,
+        "f1": 4 / (4 + 1 + 6),
+        "coverage": 1 / 5,
+        "false_errors_per_paper": 1 / 5,
+    },
+}
+NOTHING_EXPECTED["k=3"] = NOTHING_EXPECTED["k=2"]
+
+
+def write_csv(path: Path, rows: list[dict]) -> Path:
+    lines = ["item_id,run,location,description"] + [
+        f"{r['item_id']},{r['run']},{r.get('location') or ''},{r.get('description') or ''}"
+        for r in rows
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_parquet(path: Path, rows: list[dict]) -> Path:
+    full = [{"description": None, "location": None, **r} for r in rows]
+    pq.write_table(pa.Table.from_pylist(full), path)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
+def test_no_error_rows_hand_computed(tiny: Path, tmp_path: Path, fmt: str) -> None:
+    writer = {"jsonl": write_jsonl, "csv": write_csv, "parquet": write_parquet}[fmt]
+    path = writer(tmp_path / f"p.{fmt}", NOTHING)
+    # Every paper has a row, so the file is complete: no --allow-partial needed.
+    result = evaluate(path, tiny)
+    assert (result.partial, result.n_items, result.runs) == (False, 5, 3)
+    got = values(result)
+    for subset, metrics in NOTHING_EXPECTED.items():
+        for metric, value in metrics.items():
+            assert got[("k", subset, metric)] == pytest.approx(value, abs=1e-12), (subset, metric)
+            if subset == "k=3":
+                assert got[("overall", "all", metric)] == pytest.approx(value, abs=1e-12)
+    # Run 2 alone found nothing: recall 0, precision undefined, no false errors.
+    assert got[("run", "run=2", "recall")] == 0.0
+    assert got[("run", "run=2", "precision")] is None
+    assert got[("run", "run=2", "false_errors_per_paper")] == 0.0
+    stored = {
+        r["item_id"]: (r["tp"], r["fn"], r["fp"], r["judged"])
+        for r in result.predictions.to_pylist()
+    }
+    assert stored == {
+        P1: (1, 0, 0, True),
+        P2: (1, 1, 0, True),
+        P3: (0, 2, 0, True),
+        P4: (0, 2, 1, True),
+        P5: (0, 1, 0, True),
+    }
+
+
+def test_a_no_error_row_is_coverage_and_only_coverage(tiny: Path, tmp_path: Path) -> None:
+    # Without P5's rows the file is partial; with them it is complete and scores the same.
+    without = [r for r in NOTHING if r["item_id"] != P5]
+    path = write_jsonl(tmp_path / "partial.jsonl", without)
+    with pytest.raises(ValidationFailed, match=r"1 item\(s\) have no prediction: 2501\.00005v1"):
+        evaluate(path, tiny)
+    partial = evaluate(path, tiny, allow_partial=True)
+    assert values(partial) == values(evaluate(write_jsonl(tmp_path / "p.jsonl", NOTHING), tiny))
+    judged = {r["item_id"]: r["judged"] for r in partial.predictions.to_pylist()}
+    assert judged == {P1: True, P2: True, P3: True, P4: True, P5: False}
+    # A file that finds nothing anywhere: nothing found, no false errors, precision undefined.
+    path = write_jsonl(tmp_path / "none.jsonl", [{"item_id": item} for item in PAPERS])
+    sub = validate_file(BENCH, path, tiny)
+    assert (sub.fields, sub.n_items, sub.runs, sub.table.num_rows) == ((), 5, 1, 5)
+    got = values(evaluate(path, tiny))
+    assert got[("overall", "all", "recall")] == 0.0
+    assert got[("overall", "all", "coverage")] == 0.0
+    assert got[("overall", "all", "false_errors_per_paper")] == 0.0
+    assert got[("overall", "all", "precision")] is None
+
+
+def test_no_error_rows_that_contradict_their_run(tiny: Path, tmp_path: Path) -> None:
+    rows = [
+        {"item_id": P1, "run": 0, "location": "Theorem 19"},
+        {"item_id": P1, "run": 0, "location": None},  # mixes with line 1
+        {"item_id": P2, "run": 0, "location": None},
+        {"item_id": P2, "run": 0, "location": "Lemma 2.1"},  # mixes with line 3
+        {"item_id": P3, "run": 0},
+        {"item_id": P3, "run": 0, "location": None},  # a second no-error row
+        {"item_id": P3, "run": 1, "location": None},  # another run: fine
+        {"item_id": P4, "run": 0, "location": None, "description": "nothing"},
+    ]
+    for fmt, writer in (("jsonl", write_jsonl), ("csv", write_csv)):
+        path = writer(tmp_path / f"bad.{fmt}", rows)
+        with pytest.raises(ValidationFailed) as info:
+            validate_file(BENCH, path, tiny, allow_partial=True)
+        first = 1 if fmt == "jsonl" else 2  # the CSV header is line 1
+        got = [(p.line - first + 1, p.field, p.message) for p in info.value.problems]
+        assert [g[:2] for g in got] == [
+            (2, "location"),
+            (4, "location"),
+            (6, "location"),
+            (8, "description"),
+        ], got
+        assert (
+            "no-error row for '2501.00001v1' run 0, which gives a prediction on line " in got[0][2]
+        )
+        assert "reports as having no error" in got[1][2]
+        assert (
+            f"duplicate no-error row for '2501.00003v2' run 0 (first on line {first + 4})"
+            in (got[2][2])
+        )
+        assert str(path) in str(info.value)
+
+
+def test_columnar_path_and_no_error_rows(tiny: Path, tmp_path: Path) -> None:
+    """The fast path accepts a file of no-error rows (no string column to check) and leaves
+    duplicates and mixed runs to the row validator."""
+    known = pa.array(list(PAPERS), pa.string())
+    rows = [{"item_id": item, "run": run, "location": None} for run in (0, 1) for item in PAPERS]
+    path = write_jsonl(tmp_path / "none.jsonl", rows)
+    fast = columnar.accept(path, "jsonl", scorer.Prediction, known, allow_partial=False)
+    assert fast is not None and fast.fields == () and fast.table.num_rows == 10
+    for bad in (
+        [*rows, rows[0]],
+        [*rows, {"item_id": P1, "run": 0, "location": "Theorem 19"}],
+    ):
+        path = write_jsonl(tmp_path / "bad.jsonl", bad)
+        assert columnar.accept(path, "jsonl", scorer.Prediction, known, allow_partial=False) is None
+        with pytest.raises(ValidationFailed, match=r"bad\.jsonl:11 \[location\]"):
+            validate_file(BENCH, path, tiny)

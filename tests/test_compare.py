@@ -1,5 +1,6 @@
 """Paired comparison on the real StepMathBench: identities, pairing checked by hand against
-per-problem differences, store and files agreeing, and every refusal."""
+per-problem differences, store and files agreeing, and every refusal; and on a four-paper
+ArxivMathGradingBench, compared on per-paper match counts, against hand-computed differences."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
+from test_arxivmath_metrics import write_papers
 
 from conftest import write_jsonl
+from mathjudge.cli import main
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate import store
 from mathjudge.evaluate.compare import Comparison, Difference, compare
@@ -248,3 +252,159 @@ def test_refuses_what_has_nothing_in_common(
         compare(BENCH, "gold", calc_path, **options)
     with pytest.raises(MathJudgeError, match="bootstrap must be at least 1"):
         compare(BENCH, calc_path, calc_path, **{**options, "n_boot": 0})
+
+
+ARXIV = "arxivmathgradingbench"
+Q1, Q2, Q3, Q4 = "2502.00001v1", "2502.00002v1", "2502.00003v1", "2502.00004v1"
+ARXIV_PAPERS = {
+    Q1: ["Theorem 1"],
+    Q2: ["Lemma 2", "Theorem 3"],
+    Q3: ["Proposition 4"],
+    Q4: ["Corollary 5"],
+}
+
+
+def located(runs: list[dict[str, list[str]]]) -> list[dict]:
+    """Rows of several runs; an empty list is the paper's no-error row."""
+    return [
+        {"item_id": item, "run": run, "location": location}
+        for run, per_paper in enumerate(runs)
+        for item, locations in per_paper.items()
+        for location in locations or [None]
+    ]
+
+
+# Per paper (tp, fn, fp) at k=1 and k=2:
+#   A: Q1 (1,0,0) (1,0,0); Q2 (1,1,1) (2,0,1); Q3 (0,1,0) (0,1,1); Q4 (1,0,0) (1,0,0)
+#   B: Q1 (0,1,1) (1,0,1); Q2 (0,2,0) (1,1,0); Q3 (1,0,0) (1,0,0); Q4 (0,1,0) (0,1,0)
+JUDGE_A = [
+    {Q1: ["Theorem 1"], Q2: ["Lemma 2", "Lemma 7"], Q3: [], Q4: ["Corollary 5"]},
+    {Q1: [], Q2: ["Theorem 3"], Q3: ["Proposition 9"], Q4: []},
+]
+JUDGE_B = [
+    {Q1: ["Theorem 2"], Q2: [], Q3: ["Proposition 4"], Q4: []},
+    {Q1: ["Theorem 1"], Q2: ["Lemma 2"], Q3: [], Q4: []},
+]
+# Sums (tp, fn, fp, fully found) over the four papers:
+#   k=2: A (4, 1, 2, 3), B (3, 2, 1, 2); k=1: A (3, 2, 1, 2), B (1, 4, 1, 1)
+ARXIV_EXPECTED = {
+    ("overall", "all"): {
+        "precision": (4 / 6, 3 / 4),
+        "recall": (4 / 5, 3 / 5),
+        "f1": (8 / 11, 6 / 9),
+        "coverage": (3 / 4, 2 / 4),
+        "false_errors_per_paper": (2 / 4, 1 / 4),
+    },
+    ("k", "k=1"): {
+        "precision": (3 / 4, 1 / 2),
+        "recall": (3 / 5, 1 / 5),
+        "f1": (6 / 9, 2 / 7),
+        "coverage": (2 / 4, 1 / 4),
+        "false_errors_per_paper": (1 / 4, 1 / 4),
+    },
+}
+ARXIV_EXPECTED[("k", "k=2")] = ARXIV_EXPECTED[("overall", "all")]
+
+
+@pytest.fixture(scope="module")
+def arxiv_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_papers(tmp_path_factory.mktemp("arxiv-compare"), ARXIV_PAPERS)
+
+
+def arxiv_compare(a: str | Path, b: str | Path, datasets: Path, db: Path, **kwargs) -> Comparison:
+    return compare(ARXIV, a, b, store=db, datasets_dir=datasets, n_boot=200, **kwargs)
+
+
+def test_arxiv_two_judges_hand_computed(arxiv_datasets: Path, tmp_path: Path) -> None:
+    path_a = write_jsonl(tmp_path / "a.jsonl", located(JUDGE_A))
+    path_b = write_jsonl(tmp_path / "b.jsonl", located(JUDGE_B))
+    result = arxiv_compare(path_a, path_b, arxiv_datasets, tmp_path / "none.duckdb")
+    assert (result.n_shared_items, result.n_shared_problems, result.unit) == (4, 4, "item_id")
+    assert result.fields == ("location",)
+    assert result.options == {"matcher": "strict", "match_model": ""}
+    got = by_key(result)
+    assert list(got) == [(*g, m) for g in ARXIV_EXPECTED for m in ARXIV_EXPECTED[g]]
+    for group, metrics in ARXIV_EXPECTED.items():
+        for metric, (a_value, b_value) in metrics.items():
+            row = got[(*group, metric)]
+            assert row.a_value == pytest.approx(a_value, abs=1e-12), (group, metric)
+            assert row.b_value == pytest.approx(b_value, abs=1e-12), (group, metric)
+            assert row.diff == pytest.approx(a_value - b_value, abs=1e-12), (group, metric)
+            assert row.n_items == 4
+            assert row.ci_low <= row.ci_high and 0 < row.p_value <= 1
+    # Equal false errors at k=1 (one each, on different papers): the difference is 0, but
+    # the resamples move it both ways.
+    fe = got[("k", "k=1", "false_errors_per_paper")]
+    assert fe.diff == 0 and fe.ci_low < 0 < fe.ci_high and fe.p_value == 1
+    table = result.format_table()
+    assert "paired on 4 shared items of 4 problems; fields: location; matcher: strict" in table
+    assert result.to_json()["bootstrap"]["options"] == {"matcher": "strict", "match_model": ""}
+
+
+def test_arxiv_a_judge_against_itself(arxiv_datasets: Path, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", located(JUDGE_A))
+    result = arxiv_compare(path, path, arxiv_datasets, tmp_path / "none.duckdb")
+    assert len(result.rows) == 3 * 5  # overall, k=1, k=2
+    for r in result.rows:
+        assert (r.diff, r.ci_low, r.ci_high, r.p_value, r.p_is_bound) == (0, 0, 0, 1, False), r
+
+
+def test_arxiv_pairs_answered_papers_and_own_runs(arxiv_datasets: Path, tmp_path: Path) -> None:
+    # C is A without Q4, so only Q1-Q3 are paired: A's counts there (3, 1, 2; Q1, Q2 fully
+    # found) against B's (3, 1, 1; Q1, Q3 fully found).
+    path_c = write_jsonl(tmp_path / "c.jsonl", [r for r in located(JUDGE_A) if r["item_id"] != Q4])
+    path_b = write_jsonl(tmp_path / "b.jsonl", located(JUDGE_B))
+    result = arxiv_compare(path_c, path_b, arxiv_datasets, tmp_path / "none.duckdb")
+    assert (result.n_shared_items, result.a.n_items, result.b.n_items) == (3, 3, 4)
+    got = by_key(result)
+    assert got[("overall", "all", "precision")].diff == pytest.approx(3 / 5 - 3 / 4)
+    assert got[("overall", "all", "recall")].diff == 0
+    assert got[("overall", "all", "coverage")].diff == 0
+    assert got[("overall", "all", "false_errors_per_paper")].diff == pytest.approx(1 / 3)
+    # B's first run only: each side at its own k = n (A at k=2, B at k=1); k rows would pair
+    # different poolings, so only `overall` is compared.
+    first_run = write_jsonl(tmp_path / "b1.jsonl", located(JUDGE_B[:1]))
+    result = arxiv_compare(tmp_path / "c.jsonl", first_run, arxiv_datasets, tmp_path / "x.duckdb")
+    assert {r.scope for r in result.rows} == {"overall"}
+    # B at k=1 on Q1-Q3: tp 1, fn 3, fp 1 -> recall 1/4
+    assert by_key(result)[("overall", "all", "recall")].b_value == pytest.approx(1 / 4)
+
+
+def test_arxiv_store_compares_like_files(arxiv_datasets: Path, tmp_path: Path) -> None:
+    paths = {
+        "A": write_jsonl(tmp_path / "a.jsonl", located(JUDGE_A)),
+        "B": write_jsonl(tmp_path / "b.jsonl", located(JUDGE_B)),
+        "C": write_jsonl(tmp_path / "c.jsonl", [r for r in located(JUDGE_A) if r["item_id"] != Q4]),
+    }
+    db = tmp_path / "results.duckdb"
+    scored = {}
+    for judge, path in paths.items():
+        result = evaluate_file(
+            ARXIV, path, judge, datasets_dir=arxiv_datasets, n_boot=10, allow_partial=True
+        )
+        store.save(db, result)
+        scored[judge] = {(s.scope, s.subset, s.metric): s.value for s in result.scores}
+    for a, b in (("A", "B"), ("C", "B"), ("B", "C")):
+        from_files = arxiv_compare(paths[a], paths[b], arxiv_datasets, db)
+        overall = [r for r in from_files.rows if r.scope == "overall"]
+        for a_ref, b_ref in ((a, b), (a, paths[b]), (paths[a], b)):
+            mixed = arxiv_compare(a_ref, b_ref, arxiv_datasets, db)
+            assert mixed.rows == tuple(overall), (a_ref, b_ref)
+            assert mixed.n_shared_items == from_files.n_shared_items
+    # On all four papers a stored judge is compared on what `evaluate` scored.
+    for r in arxiv_compare("A", "B", arxiv_datasets, db).rows:
+        assert r.a_value == pytest.approx(scored["A"][(r.scope, r.subset, r.metric)], abs=1e-12)
+        assert r.b_value == pytest.approx(scored["B"][(r.scope, r.subset, r.metric)], abs=1e-12)
+    stored_c = arxiv_compare("C", "A", arxiv_datasets, db)
+    assert (stored_c.a.origin, stored_c.a.n_items, stored_c.n_shared_items) == ("store", 3, 3)
+    # A stored judge is compared only with the matcher it was scored with.
+    with pytest.raises(MathJudgeError, match="scored with matcher='strict', match_model=''"):
+        arxiv_compare("A", "B", arxiv_datasets, db, options={"matcher": "llm"})
+    cli = CliRunner().invoke(
+        main,
+        [
+            *("compare", ARXIV, "A", "B", "--matcher", "llm", "--store", str(db)),
+            *("--datasets", str(arxiv_datasets), "--quiet"),
+        ],
+    )
+    assert cli.exit_code == 1 and "not matcher='llm'" in cli.output, cli.output

@@ -15,12 +15,21 @@ metric in each (scope, subset) the result is the difference d = A - B with
 A judge is a name in the results store (its latest submission for the benchmark, compared on the
 per-item predictions it was scored on) or a predictions file (validated against the built dataset,
 runs combined with `mean` as `evaluate` does by default), so two files compare without a store.
+
+Benchmarks whose scorer combines runs itself (`combine_runs`, ArxivMathGradingBench) are compared
+on per-item counts instead: each side's (tp, fn, fp) per paper at k = that side's number of runs,
+from a file through the scorer with the chosen options (e.g. the matcher), or from the store, where
+they are exactly the per-item predictions saved (a stored side must have been scored with the
+same options). Only items both sides answered are paired (a no-error row answers a paper). The
+`overall` scope is always compared; the scope `k` too when both sides are files with the same
+number of runs, where each k is the same pooling for both.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,13 +50,14 @@ from mathjudge.evaluate.scoring import (
     aggregated_predictions,
     cluster_statistics,
     connect,
+    resolve_options,
     scored_fields,
 )
 from mathjudge.evaluate.submission import load_submission
 
 FILE_RUNS_AGG = "mean"  # `evaluate`'s default, so a file compares as it would be scored
 JUDGES = "SELECT DISTINCT judge FROM submissions WHERE benchmark = ? ORDER BY judge"
-SUBMISSION = """SELECT id, judge, created, source, content_hash FROM submissions
+SUBMISSION = """SELECT id, judge, created, source, content_hash, bootstrap FROM submissions
                 WHERE benchmark = ? AND {key} = ? ORDER BY created DESC, id DESC"""
 
 
@@ -90,6 +100,7 @@ class Comparison:
     seed: int
     unit: str  # the resampled cluster column
     rows: tuple[Difference, ...]  # groups in display order (overall first), metrics in order
+    options: dict[str, str] = field(default_factory=dict)  # the scorer's, e.g. the matcher
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,6 +118,7 @@ class Comparison:
                 "paired": True,
                 "ci": "percentile 95% of A-B",
                 "p_value": "two-sided: min(1, 2*min(P*(d<=0), P*(d>=0))); bound 2/B when 0",
+                "options": dict(self.options),
             },
             "rows": [asdict(r) for r in self.rows],
         }
@@ -139,7 +151,8 @@ class Comparison:
         intro = [
             f"{self.benchmark}: A = {_describe(self.a)}; B = {_describe(self.b)}",
             f"paired on {self.n_shared_items} shared items of {self.n_shared_problems} problems; "
-            f"fields: {', '.join(self.fields)}",
+            f"fields: {', '.join(self.fields)}"
+            + "".join(f"; {k}: {v}" for k, v in self.options.items() if v),
             f"one paired bootstrap over {self.unit} (B={self.n_boot}, seed={self.seed}); "
             "two-sided bootstrap p-values",
         ]
@@ -165,7 +178,15 @@ def _describe(side: Side) -> str:
 class _Judged:
     side: Side
     fields: tuple[str, ...]
-    predictions: pa.Table  # item_id + fields, one row per item: what the metrics are computed on
+    # item_id + fields (counts for a `combine_runs` scorer), one row per answered item: what the
+    # metrics are computed on
+    predictions: pa.Table
+    # `combine_runs` scorers, files only: the per-(item, k) counts and the number of runs n
+    per_k: pa.Table | None = None
+    runs: int | None = None
+
+
+COUNTS = ("tp", "fn", "fp")  # per-item statistics of a `combine_runs` scorer
 
 
 def compare(
@@ -177,28 +198,27 @@ def compare(
     datasets_dir: Path,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int | None = None,
+    options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Comparison:
     """Compare judge `a` with judge `b` (A - B) on the items both judged.
 
     Each of `a`, `b` is a judge name (or submission id) in `store`, or a predictions file; a
-    `Path` is always a file, a string that names both is refused as ambiguous.
+    `Path` is always a file, a string that names both is refused as ambiguous. `options` are
+    the scorer's (as for `evaluate`), used on files and required of stored submissions.
     """
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
-    if hasattr(scorer, "combine_runs"):
-        raise MathJudgeError(
-            f"{benchmark}: paired comparison is not available for benchmarks that score sets of "
-            "predictions per item (its per-item records are match counts, not predictions)"
-        )
+    options = resolve_options(scorer, options)
+    counted = hasattr(scorer, "combine_runs")
     dataset = open_dataset(spec.dataset_name, datasets_dir)
     seed = scorer.DEFAULT_SEED if seed is None else seed
     con = connect(dataset, spec.items_config, scorer)
     try:
         judged_a, judged_b = (
-            _resolve(con, benchmark, ref, store, dataset, spec.items_config, scorer)
+            _resolve(con, benchmark, ref, store, dataset, spec.items_config, scorer, options)
             for ref in (a, b)
         )
         fields = tuple(f for f in judged_a.fields if f in judged_b.fields)
@@ -208,10 +228,19 @@ def compare(
                 f"B gives {', '.join(judged_b.fields)}"
             )
         shared = _shared_items(judged_a.predictions, judged_b.predictions)
-        tables = [_restrict(j.predictions, fields, shared) for j in (judged_a, judged_b)]
-        stats_a = cluster_statistics(con, scorer, fields, tables[0])
+        columns = COUNTS if counted else fields
+        tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
+        # Per-k counts pair only where k means the same pooling on both sides.
+        same_k = judged_a.runs is not None and judged_a.runs == judged_b.runs
+
+        def statistics(judged: _Judged, table: pa.Table) -> ClusterStats:
+            if counted:
+                _use_counts(con, scorer, judged.per_k if same_k else None)
+            return cluster_statistics(con, scorer, fields, table)
+
+        stats_a = statistics(judged_a, tables[0])
         n_problems = con.execute("SELECT count(DISTINCT ci) FROM scoped").fetchall()[0][0]
-        stats_b = cluster_statistics(con, scorer, fields, tables[1])
+        stats_b = statistics(judged_b, tables[1])
     finally:
         con.close()
     if (stats_a.groups, stats_a.names) != (stats_b.groups, stats_b.names) or not np.array_equal(
@@ -232,7 +261,26 @@ def compare(
         seed=seed,
         unit=scorer.CLUSTER,
         rows=tuple(rows),
+        options=options,
     )
+
+
+def _use_counts(con: duckdb.DuckDBPyConnection, scorer: ModuleType, per_k: pa.Table | None) -> None:
+    """Put one side's per-(item, k) counts where the scorer's statistics read them; with none,
+    an empty table, so only the `overall` scope is formed."""
+    if per_k is None:
+        per_k = pa.table(
+            {"item_id": pa.array([], pa.string()), "k": pa.array([], pa.int64())}
+            | {c: pa.array([], pa.int64()) for c in COUNTS}
+        )
+    con.register("side_counts", per_k)
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {scorer.COUNTS_TABLE} AS "
+            f"SELECT item_id, k, {', '.join(COUNTS)} FROM side_counts"
+        )
+    finally:
+        con.unregister("side_counts")
 
 
 def _differences(
@@ -309,9 +357,9 @@ def _shared_items(a: pa.Table, b: pa.Table) -> list[str]:
     return shared
 
 
-def _restrict(table: pa.Table, fields: tuple[str, ...], items: list[str]) -> pa.Table:
+def _restrict(table: pa.Table, columns: tuple[str, ...], items: list[str]) -> pa.Table:
     keep = pc.is_in(table.column("item_id"), value_set=pa.array(items, pa.string()))
-    return table.select(["item_id", *fields]).filter(keep)
+    return table.select(["item_id", *columns]).filter(keep)
 
 
 def _resolve(
@@ -322,9 +370,10 @@ def _resolve(
     dataset: BuiltDataset,
     items_config: str,
     scorer: ModuleType,
+    options: dict[str, str],
 ) -> _Judged:
     if isinstance(ref, Path):
-        return _from_file(con, ref, dataset, items_config, scorer)
+        return _from_file(con, ref, dataset, items_config, scorer, options)
     is_file = Path(ref).is_file()
     found = None
     known: list[str] = []
@@ -333,7 +382,7 @@ def _resolve(
             with duckdb.connect(str(store), read_only=True) as db:
                 found = _latest(db, benchmark, ref)
                 if found is not None and not is_file:
-                    return _from_store(db, found, store, dataset, scorer)
+                    return _from_store(db, found, store, dataset, scorer, options)
                 known = [r[0] for r in db.execute(JUDGES, [benchmark]).fetchall()]
         except duckdb.Error as exc:
             raise MathJudgeError(
@@ -345,7 +394,7 @@ def _resolve(
             f"{Path(ref).resolve()} or the judge as its submission id {found[0]}"
         )
     if is_file:
-        return _from_file(con, Path(ref), dataset, items_config, scorer)
+        return _from_file(con, Path(ref), dataset, items_config, scorer, options)
     where = (
         f"no judge of {benchmark} by that name in {store} (judges: {_listing(known)})"
         if store.is_file()
@@ -378,8 +427,9 @@ def _from_store(
     store: Path,
     dataset: BuiltDataset,
     scorer: ModuleType,
+    options: dict[str, str],
 ) -> _Judged:
-    sid, judge, _, source, content_hash = found
+    sid, judge, _, source, content_hash, bootstrap = found
     where = f"judge {judge!r} (submission {sid} in {store})"
     if source == "reported":
         raise MathJudgeError(
@@ -391,7 +441,15 @@ def _from_store(
             f"{where} was scored on dataset content_hash {content_hash}, but the built dataset "
             f"at {dataset.root} has {dataset.content_hash}; re-evaluate it on this dataset"
         )
+    scored_with = json.loads(bootstrap).get("options", {})
+    if scored_with != options:
+        raise MathJudgeError(
+            f"{where} was scored with {_options(scored_with)}, not {_options(options)}: compare "
+            "it with the options it was scored with (or re-evaluate it with these)"
+        )
     values = results_store.load_predictions(db, sid)
+    if hasattr(scorer, "combine_runs"):
+        return _counts_from_store(values, Side(judge, "store", sid, 0), where, scorer)
     fields = scored_fields(scorer, tuple(values))
     if not fields:
         raise MathJudgeError(f"{where} has no per-item predictions stored; re-evaluate it")
@@ -406,20 +464,51 @@ def _from_store(
     return _Judged(Side(judge, "store", sid, len(items)), fields, pa.table(columns))
 
 
+def _options(options: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in options.items()) or "no options"
+
+
+def _counts_from_store(
+    values: dict[str, dict[str, float | None]], side: Side, where: str, scorer: ModuleType
+) -> _Judged:
+    """The stored per-paper counts at k = n, for the papers the file answered (all of them in
+    submissions saved before `judged` was recorded)."""
+    if any(c not in values for c in COUNTS):
+        raise MathJudgeError(f"{where} has no per-item counts stored; re-evaluate it")
+    judged = values.get("judged")
+    items = sorted(i for i in values["tp"] if judged is None or judged.get(i))
+    columns = {"item_id": pa.array(items, pa.string())}
+    for c in COUNTS:
+        columns[c] = pa.array([values[c][i] for i in items], pa.int64())
+    side = Side(side.label, side.origin, side.ref, len(items))
+    return _Judged(side, tuple(scorer.SCORED_FIELDS), pa.table(columns))
+
+
 def _from_file(
     con: duckdb.DuckDBPyConnection,
     path: Path,
     dataset: BuiltDataset,
     items_config: str,
     scorer: ModuleType,
+    options: dict[str, str],
 ) -> _Judged:
     # Partial files are fine: only the items both judges answered are compared.
     submission = load_submission(
         path, scorer.Prediction, dataset.item_ids(items_config), allow_partial=True
     )
+    side = Side(str(path), "file", submission.sha256, submission.n_items)
     fields = scored_fields(scorer, submission.fields)
+    if hasattr(scorer, "combine_runs"):
+        # A file of no-error rows only gives no field, and is still a judge's answer.
+        counts = scorer.combine_runs(con, submission.table, fields, options)
+        per_k = con.sql(
+            f"SELECT item_id, k, {', '.join(COUNTS)} FROM {scorer.COUNTS_TABLE}"
+        ).to_arrow_table()
+        answered = counts.filter(counts.column("judged"))
+        return _Judged(
+            side, tuple(scorer.SCORED_FIELDS), answered, per_k=per_k, runs=submission.runs
+        )
     if not fields:
         raise MathJudgeError(f"{path}: gives none of the scored fields {scorer.SCORED_FIELDS}")
     preds = aggregated_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG)
-    side = Side(str(path), "file", submission.sha256, submission.n_items)
     return _Judged(side, fields, preds)

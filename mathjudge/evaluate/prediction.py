@@ -27,6 +27,11 @@ class PredictionRow(BaseModel):
     # Optional fields a row may give or leave out whatever the other rows do (e.g. a comment).
     per_row_optional: ClassVar[tuple[str, ...]] = ()
 
+    def reports_nothing(self) -> bool:
+        """True on a row saying its run examined the item and found nothing to predict (only
+        where an item takes many rows per run); such a row must be alone in its (item, run)."""
+        return False
+
     @classmethod
     def prediction_fields(cls) -> tuple[str, ...]:
         return tuple(name for name in cls.model_fields if name not in ("item_id", "run"))

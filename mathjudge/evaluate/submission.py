@@ -175,6 +175,10 @@ def load_submission(
     extra: Counter[str] = Counter()
     presence: Counter[frozenset[str]] = Counter()
     seen: dict[tuple[str, int | None], int] = {}
+    # Where many rows per run are allowed: first line of each (item, run)'s "nothing found"
+    # row, and of its first other row.
+    nothing: dict[tuple[str, int | None], int] = {}
+    something: dict[tuple[str, int | None], int] = {}
 
     for line, record in _records(path, fmt, problems):
         if not isinstance(record, dict):
@@ -206,6 +210,11 @@ def load_submission(
                 Problem(name, line, "item_id", f"unknown item_id {row.item_id!r}", unit)
             )
             continue
+        if not model.one_row_per_run:
+            clash = _nothing_clash(row, line, unit, nothing, something)
+            if clash:
+                problems.append(Problem(name, line, clash[0], clash[1], unit))
+                continue
         presence[frozenset(f for f in uniform if getattr(row, f) is not None)] += 1
         optional_given.update(f for f in model.per_row_optional if getattr(row, f) is not None)
         rows.append((line, row))
@@ -246,6 +255,39 @@ def load_submission(
         n_expected=len(known),
         ignored_columns=tuple(sorted(extra)),
     )
+
+
+def _nothing_clash(
+    row: PredictionRow,
+    line: int,
+    unit: str,
+    nothing: dict[tuple[str, int | None], int],
+    something: dict[tuple[str, int | None], int],
+) -> tuple[str, str] | None:
+    """(field, message) if `row` contradicts an earlier row of its (item, run): a run that
+    reports nothing found must say so once and give no predictions; else record the row."""
+    key = (row.item_id, row.run)
+    run = "" if row.run is None else f" run {row.run}"
+    field = row.prediction_fields()[0]
+    if row.reports_nothing():
+        if key in nothing:
+            return field, (
+                f"duplicate no-error row for {row.item_id!r}{run} (first on {unit} {nothing[key]})"
+            )
+        if key in something:
+            return field, (
+                f"no-error row for {row.item_id!r}{run}, which gives a prediction on "
+                f"{unit} {something[key]}: a run either reports no error or lists its errors"
+            )
+        nothing[key] = line
+    else:
+        if key in nothing:
+            return field, (
+                f"a prediction for {row.item_id!r}{run}, which {unit} {nothing[key]} reports "
+                "as having no error: a run either reports no error or lists its errors"
+            )
+        something.setdefault(key, line)
+    return None
 
 
 def _consistency_problems(

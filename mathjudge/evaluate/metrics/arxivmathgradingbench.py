@@ -1,12 +1,17 @@
 """ArxivMathGradingBench scoring: finding the known error locations of arXiv papers
 (Pseudo-Formalization paper, §4.2), the positive class being an error.
 
-A judge predicts any number of error locations per paper and run (one row each). For k = 1..n,
-n the number of runs in the file, the predictions of the first k runs (by run index) are
-unioned per paper and de-duplicated by normalized location (`Location.key`: kind and label, or
-the words of an unlabelled location; the first row in (run, file) order supplies the text and
-description a matcher sees). Each remaining prediction is matched against each of the paper's
-ground-truth locations by the chosen matcher (option `matcher`, `strict` by default). Per paper:
+A judge predicts any number of error locations per paper and run (one row each), or says that
+a run examined a paper and found no error with a single row whose location is null or absent
+(and no description). Such a no-error row makes the paper answered (for the file's item coverage
+and --allow-partial; paired comparison pairs answered papers) and counts its run towards n, but
+adds no prediction; it cannot share its (paper, run) with location rows or with another no-error
+row. For k = 1..n, n the number of runs in the file, the predictions of the first k runs (by run
+index) are unioned per paper and de-duplicated by normalized location (`Location.key`: kind
+and label, or the words of an unlabelled location; the first row in (run, file) order supplies
+the text and description a matcher sees). Each remaining prediction is matched against each of
+the paper's ground-truth locations by the chosen matcher (option `matcher`, `strict` by
+default). Per paper:
 - tp: ground-truth locations matched by at least one prediction
 - fn: ground-truth locations matched by none
 - fp: predictions matching no ground-truth location
@@ -18,10 +23,10 @@ Summed over papers:
 - coverage = share of papers whose every location is found (fn = 0)
 - false_errors_per_paper = fp / papers
 Scope `k`, subsets `k=1`..`k=n`; `overall`/`all` is k = n. Every paper of the dataset is scored:
-a paper without predictions (in the first k runs, or at all, which validation accepts only with
---allow-partial) has all its locations missed. CIs resample papers. Repeated rows are allowed
-(they are de-duplicated above); `--runs-agg` does not apply. An undecided match (a matcher's
-None) stops the evaluation with a message rather than counting as a non-match.
+a paper without predictions (in the first k runs, or without rows at all, which validation
+accepts only with --allow-partial) has all its locations missed. CIs resample papers. Repeated
+rows are allowed (they are de-duplicated above); `--runs-agg` does not apply. An undecided match
+(a matcher's None) stops the evaluation with a message rather than counting as a non-match.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from mathjudge.arxiv.locations import Location, parse_location, parse_locations
 from mathjudge.arxiv.matching import (
@@ -48,19 +53,41 @@ from mathjudge.evaluate.prediction import PredictionRow
 
 
 class Prediction(PredictionRow):
-    """One predicted error location of one paper in one run; many rows per (item_id, run)."""
+    """One predicted error location of one paper in one run; many rows per (item_id, run).
 
-    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] = Field(
-        description='where the error is, e.g. "proof of Theorem 19"; one location per row'
+    A row without a location says that run examined the paper and found no error: it stands
+    alone in its (item_id, run), so "found nothing" is told apart from "not judged".
+    """
+
+    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] | None = Field(
+        default=None,
+        description='where the error is, e.g. "proof of Theorem 19"; one location per row. '
+        "Null or absent (and no description) on the single row of a (paper, run) that "
+        "examined the paper and reports no error",
     )
-    description: str | None = Field(default=None, description="what the error is (optional)")
+    description: str | None = Field(
+        default=None, description="what the error is (optional; only with a location)"
+    )
 
     arrow_types: ClassVar[dict[str, pa.DataType]] = {
         "location": pa.string(),
         "description": pa.string(),
     }
     one_row_per_run: ClassVar[bool] = False
-    per_row_optional: ClassVar[tuple[str, ...]] = ("description",)
+    per_row_optional: ClassVar[tuple[str, ...]] = ("location", "description")
+
+    @field_validator("description")
+    @classmethod
+    def _only_with_a_location(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # A failed location is reported on its own; only a row with no location at all is odd.
+        if value is not None and "location" in info.data and info.data["location"] is None:
+            raise ValueError(
+                "a description needs a location; a row reporting no error leaves both empty"
+            )
+        return value
+
+    def reports_nothing(self) -> bool:
+        return self.location is None
 
 
 DEFAULT_SEED = 1
@@ -86,22 +113,27 @@ def combine_runs(
     options: dict[str, str],
 ) -> pa.Table:
     """Match the de-duplicated predictions, leave per-(paper, k) counts in `COUNTS_TABLE`, and
-    return the counts at k = n, one row per paper (what is stored as the item predictions)."""
-    texts = pc.unique(table.column("location"))
+    return the counts at k = n, one row per paper (what is stored as the item predictions),
+    with `judged`: whether the file has any row for the paper (what paired comparison pairs)."""
+    for name in ("location", "description"):  # a file of no-error rows only gives neither
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(len(table), pa.string()))
+    texts = pc.drop_null(pc.unique(table.column("location")))
     parsed = {text: parse_location(text) for text in texts.to_pylist()}
     keys = pa.array([p.key for p in parsed.values()], pa.string())
     positions = pc.index_in(table.column("location"), value_set=texts)
-    located = table.append_column("key", pc.take(keys, positions))
-    if "description" not in located.column_names:
-        located = located.append_column("description", pa.nulls(len(located), pa.string()))
+    located = table.append_column("key", pc.take(keys, positions))  # null on no-error rows
     located = located.append_column("row", pa.array(range(len(located)), pa.int64()))
     con.register("located", located)
     try:
-        # One row per (paper, normalized location): the first k whose runs include it.
+        # One row per (paper, normalized location): the first k whose runs include it. Runs
+        # are ranked before no-error rows are dropped, so a run that found nothing still
+        # counts towards k.
         unique = con.sql(
             """SELECT item_id, key, location, description,
                       min(k) OVER (PARTITION BY item_id, key) AS first_k
                FROM (SELECT *, dense_rank() OVER (ORDER BY run) AS k FROM located)
+               WHERE key IS NOT NULL
                QUALIFY row_number() OVER (PARTITION BY item_id, key ORDER BY run, row) = 1
                ORDER BY item_id, first_k, key"""
         ).to_arrow_table()
@@ -112,6 +144,7 @@ def combine_runs(
         "SELECT item_id, arxiv_id, version, title, error_locations FROM items"
     ).fetchall()
     truth = {p[0]: parse_locations(list(p[4])) for p in papers}
+    judged = set(pc.unique(table.column("item_id")).to_pylist())
     context = {p[0]: PaperContext(p[0], p[1], p[2], p[3]) for p in papers}
     matched = _matches(
         unique,
@@ -129,6 +162,7 @@ def combine_runs(
             {
                 "item_id": pa.array(list(truth), pa.string()),
                 "n_truth": pa.array([len(v) for v in truth.values()], pa.int64()),
+                "judged": pa.array([item in judged for item in truth], pa.bool_()),
             }
         ),
     )
@@ -153,7 +187,7 @@ def combine_runs(
                 GROUP BY item_id, k
             )
             SELECT item_id, k, coalesce(tp, 0) AS tp, n_truth - coalesce(tp, 0) AS fn,
-                   coalesce(fp, 0) AS fp
+                   coalesce(fp, 0) AS fp, judged
             FROM truth CROSS JOIN ks LEFT JOIN tp USING (item_id, k) LEFT JOIN fp USING (item_id, k)
             """
         )
@@ -161,7 +195,7 @@ def combine_runs(
         for name in ("unique_predictions", "matched", "truth"):
             con.unregister(name)
     return con.sql(
-        f"SELECT item_id, tp, fn, fp FROM {COUNTS_TABLE} WHERE k = {int(n_runs)}"
+        f"SELECT item_id, tp, fn, fp, judged FROM {COUNTS_TABLE} WHERE k = {int(n_runs)}"
     ).to_arrow_table()
 
 
