@@ -75,9 +75,11 @@ def main() -> None:
 @click.argument("benchmark", type=click.Choice([*sorted(registry.datasets()), "all"]))
 @click.option(
     "--source-dir",
+    "--source",
     type=click.Path(file_okay=False, path_type=Path),
     help="Local mirror: the benchmark's folder or a root with one folder per benchmark "
-    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs).",
+    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs). expertmath: the problem "
+    "package folder; hard2verify: the folder holding your decrypted file.",
 )
 @click.option(
     "--out",
@@ -110,7 +112,10 @@ def build(
     from mathjudge.builders.writer import write_dataset
 
     for name in names:
-        built = registry.get(name).builder_module().build(source_dir)
+        module = registry.get(name).builder_module()
+        if repo and not getattr(module, "REDISTRIBUTABLE", True):
+            raise MathJudgeError(f"{name}: {module.LOCAL_ONLY_REASON}; --push-to-hub refuses it")
+        built = module.build(source_dir)
         if with_pdfs and name == PDF_BENCHMARK:
             from mathjudge.builders.arxiv_pdfs import write_with_pdfs
 

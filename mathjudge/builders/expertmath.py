@@ -64,17 +64,19 @@ NEIGHBOURHOOD_FEATURES = datasets.Features(
 
 def find_package(source_dir: Path | None) -> Path:
     """The package folder: `source_dir` itself or its `expertmath/`, else the mirror's."""
-    candidates = (
-        [source_dir, source_dir / NAME] if source_dir is not None else []
-    )
+    candidates = [source_dir, source_dir / NAME] if source_dir is not None else []
     root = mirror_root()
     if source_dir is None and root is not None:
         candidates.append(root / NAME)
     for folder in candidates:
         if (folder / PACKAGE_FILE).is_file():
             return folder
-    where = f"{source_dir} (or {source_dir / NAME})" if source_dir is not None else (
-        f"$MATHJUDGE_MIRROR/{NAME} ({root / NAME})" if root is not None else "no folder given"
+    where = (
+        f"{source_dir} (or {source_dir / NAME})"
+        if source_dir is not None
+        else (
+            f"$MATHJUDGE_MIRROR/{NAME} ({root / NAME})" if root is not None else "no folder given"
+        )
     )
     raise MathJudgeError(
         f"expertmath: no problem package ({PACKAGE_FILE}) in {where}; pass --source-dir with a "

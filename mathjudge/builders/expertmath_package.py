@@ -98,10 +98,16 @@ class _Located(dict):
 
 
 class _LineLoader(yaml.SafeLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> _Located:
-        mapping = _Located(super().construct_mapping(node, deep=deep))
-        mapping.line = node.start_mark.line + 1
-        return mapping
+    """SafeLoader whose mappings are `_Located`."""
+
+
+def _located_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Located:
+    mapping = _Located(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _located_mapping)
 
 
 INVALID = object()  # what `_load_yaml` returns for text that is not YAML (already reported)
