@@ -427,3 +427,23 @@ def test_example_package_with_the_length_baseline(tmp_path: Path) -> None:
     for metric, expected in reference_metrics(spec, scores).items():
         assert values[("overall", "all", metric)] == pytest.approx(expected)
     assert values[("overall", "all", "recall_at_5")] < 1  # six candidates in one pool
+
+
+def test_paired_comparison_of_two_score_files(tiny: Path, tmp_path: Path) -> None:
+    """SPEC's scores against their negation: A - B per metric is the difference of the two
+    evaluations (negated scores rank the other way round, ties kept in candidate order)."""
+    from mathjudge.evaluate.compare import compare
+
+    scores = scores_of()
+    a = write_jsonl(tmp_path / "a.jsonl", [{"item_id": c, "score": s} for c, s in scores.items()])
+    b = write_jsonl(tmp_path / "b.jsonl", [{"item_id": c, "score": -s} for c, s in scores.items()])
+    result = compare(BENCH, a, b, store=tmp_path / "none.duckdb", datasets_dir=tiny, n_boot=100)
+    flipped = by_key(
+        evaluate(tiny, tmp_path, [{"item_id": c, "score": -s} for c, s in scores.items()])
+    )
+    auc = next(r for r in result.rows if (r.scope, r.metric) == ("overall", "auc"))
+    assert auc.a_value == pytest.approx(107 / 216)
+    assert auc.b_value == pytest.approx(flipped[("overall", "all", "auc")])
+    assert auc.b_value == pytest.approx(1 - 107 / 216)  # every pair flips; ties stay 1/2
+    assert auc.diff == pytest.approx(auc.a_value - auc.b_value)
+    assert result.n_shared_problems == 3
