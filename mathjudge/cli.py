@@ -80,9 +80,11 @@ def main() -> None:
 @click.argument("benchmark", type=click.Choice([*sorted(registry.datasets()), "all"]))
 @click.option(
     "--source-dir",
+    "--source",
     type=click.Path(file_okay=False, path_type=Path),
     help="Local mirror: the benchmark's folder or a root with one folder per benchmark "
-    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs).",
+    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs). expertmath: the problem "
+    "package folder; hard2verify: the folder holding your decrypted file.",
 )
 @click.option(
     "--out",
@@ -115,7 +117,10 @@ def build(
     from mathjudge.builders.writer import write_dataset
 
     for name in names:
-        built = registry.get(name).builder_module().build(source_dir)
+        module = registry.get(name).builder_module()
+        if repo and not getattr(module, "REDISTRIBUTABLE", True):
+            raise MathJudgeError(f"{name}: {module.LOCAL_ONLY_REASON}; --push-to-hub refuses it")
+        built = module.build(source_dir)
         if with_pdfs and name == PDF_BENCHMARK:
             from mathjudge.builders.arxiv_pdfs import write_with_pdfs
 
@@ -410,6 +415,67 @@ def arxiv_filter(
     click.echo(f"wrote {out}/candidates.parquet and {out}/funnel.json")
     if report.dataset is not None:
         click.echo(f"mined split -> {report.dataset}")
+
+
+@main.group()
+def expertmath() -> None:
+    """ExpertMath-style problem packages."""
+
+
+@expertmath.command("from-realmath")
+@click.argument("realmath", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", "generator", required=True, help="litellm model that writes questions.")
+@click.option(
+    "--solver", "solvers", multiple=True, required=True, help="Solver model (repeat for several)."
+)
+@click.option("--variants", "n_variants", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--min-agreement",
+    type=click.FloatRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Share of solvers that must reach a question's answer for it to be kept.",
+)
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N theorems.")
+@click.option("--api-base", help="OpenAI-compatible endpoint for the models.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="LLM answer cache (default: $MATHJUDGE_CACHE/llm).",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+def expertmath_from_realmath(
+    realmath: Path,
+    generator: str,
+    solvers: tuple[str, ...],
+    n_variants: int,
+    min_agreement: float,
+    limit: int | None,
+    api_base: str | None,
+    concurrency: int,
+    cache: Path | None,
+    out: Path,
+) -> None:
+    """Draft a problem package from RealMath theorems (REALMATH: realmath_processed.json):
+    generated questions and variants kept where the solver models agree on the answer."""
+    from mathjudge.builders.expertmath_realmath import generate_package
+    from mathjudge.config import cache_dir
+
+    report = generate_package(
+        realmath,
+        out,
+        generator=generator,
+        solvers=list(solvers),
+        cache_dir=cache or cache_dir() / "llm",
+        n_variants=n_variants,
+        min_agreement=min_agreement,
+        limit=limit,
+        api_base=api_base,
+        concurrency=concurrency,
+    )
+    click.echo(", ".join(f"{k} {v}" for k, v in report.funnel.items()))
+    click.echo(f"package draft -> {out} (add candidate solutions before building)")
 
 
 @main.group()

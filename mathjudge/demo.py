@@ -25,6 +25,7 @@ from mathjudge.evaluate.reported import import_reported
 from mathjudge.evaluate.results import write_json_atomic
 from mathjudge.evaluate.store import save
 from mathjudge.judges.baselines import BASELINES
+from mathjudge.judges.length import BASELINES as LENGTH_BASELINES
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
@@ -88,7 +89,15 @@ def run_demo(
         report.built.append(name)
         say(f"built {name} -> {path}")
 
-    for baseline in BASELINES:
+    if "expertmath" not in report.built:  # no package in the mirror: build the shipped example
+        from mathjudge.builders import expertmath
+
+        path = write_dataset(expertmath.build(expertmath.EXAMPLE_PACKAGE), datasets_dir)
+        report.skipped.pop("expertmath", None)
+        report.built.append("expertmath")
+        say(f"built expertmath from the example package -> {path}")
+
+    for baseline in (*BASELINES, *LENGTH_BASELINES):
         spec = registry.get(baseline.benchmark)
         if spec.dataset_name not in report.built:
             continue

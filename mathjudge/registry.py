@@ -78,6 +78,20 @@ BENCHMARKS: dict[str, Benchmark] = {
             scorer="mathjudge.evaluate.metrics.arxivmathgradingbench",
             items_config="papers",
         ),
+        Benchmark(
+            name="expertmath",
+            title="ExpertMath-style",
+            builder="mathjudge.builders.expertmath",
+            scorer="mathjudge.evaluate.metrics.expertmath",
+            items_config="candidates",
+        ),
+        Benchmark(
+            name="hard2verify",
+            title="Hard2Verify",
+            builder="mathjudge.builders.hard2verify",
+            scorer="mathjudge.evaluate.metrics.hard2verify",
+            items_config="responses",
+        ),
     )
 }
 

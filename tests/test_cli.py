@@ -155,7 +155,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 3 dataset(s), evaluated 4 submission(s)" in proc.stdout
+    assert "built 4 dataset(s), evaluated 5 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
@@ -167,13 +167,14 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
             ).fetchall()
         )
     assert rows == [
+        ("expertmath", "Solution length", False, 1.0),  # on the shipped example package
         ("opc", "Constant (always incorrect)", False, 1.0),
         ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
         ("stepmathbench", "Constant (full marks)", False, 1.0),
         ("stepmathbench", "RuleEM (final-answer match)", True, 0.725),
     ]
     assert set(reported) == {"stepmathbench", "proofbench", "proofbench_bon", "mumath"}
-    for page in ("stepmathbench", "opc", "proofbench", "mumath"):
+    for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath"):
         assert (tmp_path / "site" / f"{page}.html").is_file()
     funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
     assert funnel["steps"][0]["count"] == 13131  # every listing row read
