@@ -198,3 +198,29 @@ def test_push_to_hub_is_refused_before_building(tmp_path: Path) -> None:
         main, ["build", BENCH, "--source-dir", str(source), "--out", str(out)]
     )
     assert local.exit_code == 0, local.output
+
+
+def test_paired_comparison_of_two_judges(built: Path, tmp_path: Path) -> None:
+    """Run 0 as judge A, run 1 as judge B. B (computed by hand like K1): steps flagged
+    0001#2, 0002#0, 0003#0: tp 2, fp 1, fn 2, tn 11; responses flagged 0001, 0002, 0003:
+    tp 2, fp 1, fn 1, tn 1."""
+    from mathjudge.evaluate.compare import compare
+
+    files = []
+    for run in (0, 1):
+        rows = [{"item_id": i, "step_labels": labels} for i, labels in RUNS[run].items()]
+        files.append(write_jsonl(tmp_path / f"judge{run}.jsonl", rows))
+    b = {"step_precision": 2 / 3, "step_recall": 2 / 4, "proof_precision": 2 / 3}
+    result = compare(
+        BENCH, files[0], files[1], store=tmp_path / "none.duckdb", datasets_dir=built, n_boot=300
+    )
+    rows = {r.metric: r for r in result.rows if r.scope == "overall"}
+    for metric, expected_b in b.items():
+        assert rows[metric].a_value == pytest.approx(K1[metric])
+        assert rows[metric].b_value == pytest.approx(expected_b)
+        assert rows[metric].diff == pytest.approx(K1[metric] - expected_b)
+    same = compare(
+        BENCH, files[0], files[0], store=tmp_path / "none.duckdb", datasets_dir=built, n_boot=300
+    )
+    assert all(r.diff in (0.0, None) for r in same.rows)
+    assert all((r.ci_low, r.ci_high) == (0.0, 0.0) for r in same.rows if r.diff is not None)

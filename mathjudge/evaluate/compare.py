@@ -186,9 +186,6 @@ class _Judged:
     runs: int | None = None
 
 
-COUNTS = ("tp", "fn", "fp")  # per-item statistics of a `combine_runs` scorer
-
-
 def compare(
     benchmark: str,
     a: str | Path,
@@ -228,7 +225,7 @@ def compare(
                 f"B gives {', '.join(judged_b.fields)}"
             )
         shared = _shared_items(judged_a.predictions, judged_b.predictions)
-        columns = COUNTS if counted else fields
+        columns = scorer.COUNTS if counted else fields
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
         same_k = judged_a.runs is not None and judged_a.runs == judged_b.runs
@@ -271,13 +268,13 @@ def _use_counts(con: duckdb.DuckDBPyConnection, scorer: ModuleType, per_k: pa.Ta
     if per_k is None:
         per_k = pa.table(
             {"item_id": pa.array([], pa.string()), "k": pa.array([], pa.int64())}
-            | {c: pa.array([], pa.int64()) for c in COUNTS}
+            | {c: pa.array([], pa.int64()) for c in scorer.COUNTS}
         )
     con.register("side_counts", per_k)
     try:
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {scorer.COUNTS_TABLE} AS "
-            f"SELECT item_id, k, {', '.join(COUNTS)} FROM side_counts"
+            f"SELECT item_id, k, {', '.join(scorer.COUNTS)} FROM side_counts"
         )
     finally:
         con.unregister("side_counts")
@@ -473,12 +470,12 @@ def _counts_from_store(
 ) -> _Judged:
     """The stored per-paper counts at k = n, for the papers the file answered (all of them in
     submissions saved before `judged` was recorded)."""
-    if any(c not in values for c in COUNTS):
+    if any(c not in values for c in scorer.COUNTS):
         raise MathJudgeError(f"{where} has no per-item counts stored; re-evaluate it")
     judged = values.get("judged")
-    items = sorted(i for i in values["tp"] if judged is None or judged.get(i))
+    items = sorted(i for i in values[scorer.COUNTS[0]] if judged is None or judged.get(i))
     columns = {"item_id": pa.array(items, pa.string())}
-    for c in COUNTS:
+    for c in scorer.COUNTS:
         columns[c] = pa.array([values[c][i] for i in items], pa.int64())
     side = Side(side.label, side.origin, side.ref, len(items))
     return _Judged(side, tuple(scorer.SCORED_FIELDS), pa.table(columns))
@@ -502,9 +499,12 @@ def _from_file(
         # A file of no-error rows only gives no field, and is still a judge's answer.
         counts = scorer.combine_runs(con, submission.table, fields, options)
         per_k = con.sql(
-            f"SELECT item_id, k, {', '.join(COUNTS)} FROM {scorer.COUNTS_TABLE}"
+            f"SELECT item_id, k, {', '.join(scorer.COUNTS)} FROM {scorer.COUNTS_TABLE}"
         ).to_arrow_table()
-        answered = counts.filter(counts.column("judged"))
+        # `judged` tells "answered: no error" from "not answered" where a scorer has both
+        answered = (
+            counts.filter(counts.column("judged")) if "judged" in counts.column_names else counts
+        )
         return _Judged(
             side, tuple(scorer.SCORED_FIELDS), answered, per_k=per_k, runs=submission.runs
         )
