@@ -173,7 +173,13 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("stepmathbench", "Constant (full marks)", False, 1.0),
         ("stepmathbench", "RuleEM (final-answer match)", True, 0.725),
     ]
-    assert set(reported) == {"stepmathbench", "proofbench", "proofbench_bon", "mumath"}
+    assert set(reported) == {
+        "stepmathbench",
+        "proofbench",
+        "proofbench_bon",
+        "mumath",
+        "expertmath",
+    }
     for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath"):
         assert (tmp_path / "site" / f"{page}.html").is_file()
     funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())

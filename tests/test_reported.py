@@ -55,6 +55,7 @@ def test_counts_per_benchmark_and_table(results: list[EvaluationResult]) -> None
         "proofbench": 44,
         "proofbench_bon": 2,  # two selectors; the oracle and "% gap closed" are not judges
         "mumath": 40,  # 20 judges x (CoT, AutoCoT)
+        "expertmath": 8,  # LLM-Judge and CBU x 3 backbones, GenRM, RM: Table 2's prose numbers
     }
     first_table = Counter((r.benchmark, r.meta["tables"][0]) for r in results)
     assert first_table["stepmathbench", "Table 3"] == 16
@@ -82,12 +83,14 @@ def test_every_result_is_labelled_reported(results: list[EvaluationResult]) -> N
         "proofbench": "arXiv:2510.13888",
         "proofbench_bon": "arXiv:2510.13888",
         "mumath": "arXiv:2412.03205",
+        "expertmath": "arXiv:2602.06291",
     }
     created = {
         "stepmathbench": "2025-03-01T00:00:00+00:00",
         "proofbench": "2025-10-01T00:00:00+00:00",
         "proofbench_bon": "2025-10-01T00:00:00+00:00",
         "mumath": "2024-12-01T00:00:00+00:00",
+        "expertmath": "2026-02-01T00:00:00+00:00",
     }
     for r in results:
         assert r.source == "reported"
@@ -280,3 +283,16 @@ def test_one_result_per_judge(
     path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
     with pytest.raises(MathJudgeError, match=message):
         load_reported(folder)
+
+
+def test_expertmath_scores(results: list[EvaluationResult]) -> None:
+    """The CBU paper's prose numbers (percent) as our metrics' units."""
+    found = {r.judge: values(r, "overall", "all") for r in results if r.benchmark == "expertmath"}
+    assert found["CBU (GPT-OSS-120B)"] == pytest.approx(
+        {"acc_at_1": 0.7627, "auc": 0.7963, "recall_at_5": 0.8304, "human_win": 0.8286}
+    )
+    assert found["LLM-Judge (GPT-OSS-120B)"]["human_win"] == pytest.approx(0.4857)
+    assert found["LLM-Judge (GPT-OSS-20B)"] == pytest.approx({"auc": 0.69})
+    assert found["RM (AceMath-72B-RM)"] == pytest.approx({"auc": 0.2075})
+    cbu = next(r for r in results if r.judge == "CBU (Qwen3-235B-A22B)")
+    assert cbu.citation.endswith("arXiv:2602.06291, Table 2") and cbu.source == "reported"

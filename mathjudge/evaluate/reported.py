@@ -59,7 +59,13 @@ UMATH = Paper(
     "Models",
     "2412.03205",
 )
+CBU = Paper(
+    "Judging What We Cannot Solve: A Consequence-Based Approach for Oracle-Free Evaluation of "
+    "Research-Level Math",
+    "2602.06291",
+)
 PAPERS = {
+    "expertmath": CBU,
     "stepmathbench": STEPMATH,
     "proofbench": PROOFBENCH,
     "proofbench_bon": PROOFBENCH,
@@ -67,7 +73,14 @@ PAPERS = {
 }
 # Items each paper scored: solutions, proofs (145 problems x 3), best-of-n proofs (29 x 16),
 # judgment tasks (271 problems x 4 solutions).
-N_ITEMS = {"stepmathbench": 1000, "proofbench": 435, "proofbench_bon": 464, "mumath": 1084}
+# ExpertMath: 192 problems (70 originals, 122 variants) x 10 candidates (9 LLM + the human one).
+N_ITEMS = {
+    "stepmathbench": 1000,
+    "proofbench": 435,
+    "proofbench_bon": 464,
+    "mumath": 1084,
+    "expertmath": 1920,
+}
 
 
 @dataclass(frozen=True)
@@ -605,6 +618,49 @@ def _mumath(folder: Path) -> list[EvaluationResult]:
     return out
 
 
+# --- ExpertMath (the CBU paper's prose; its Table 2 is not in the rendering) -------------------
+
+EM_COLUMNS = ("method", "backbone", "dataset", "metric", "value", "where", "source", "note")
+EM_METRICS = {"Acc@1": "acc_at_1", "Recall@5": "recall_at_5", "AUC": "auc", "HumanWin": "human_win"}
+EM_METHODS = {
+    "LLM-Judge": "LLM-Judge",
+    "Consequence-Based Utility (CBU)": "CBU",
+    "GenRM": "GenRM",
+    "Reward model (RM)": "RM",
+}
+
+
+def _expertmath(folder: Path) -> list[EvaluationResult]:
+    """Table 2's ranking metrics on ExpertMath, one judge per (method, backbone), e.g.
+    "CBU (GPT-OSS-120B)". The file's other rows (logistic-regression gains, Figure 5 shares,
+    prompt correlations, Daft-Math) are not scores of our metrics and are skipped."""
+    rows = read_rows(folder / "expertmath_reported_numbers.csv", EM_COLUMNS)
+    grouped: dict[str, list[Row]] = {}
+    for row in rows:
+        if row.text("dataset") != "ExpertMath" or row.text("metric") not in EM_METRICS:
+            continue
+        method = row.text("method", EM_METHODS)
+        grouped.setdefault(f"{EM_METHODS[method]} ({row.text('backbone')})", []).append(row)
+    overall = ("overall", "all", N_ITEMS["expertmath"])
+    out = []
+    for judge, judge_rows in grouped.items():
+        scores = [
+            s
+            for row in judge_rows
+            for s in _score(row, "value", overall, EM_METRICS[row.text("metric")], 100)
+        ]
+        first = judge_rows[0]
+        meta = {
+            "method": first.text("method"),
+            "backbone": first.text("backbone"),
+            "where_in_paper": sorted({r.text("where")[:200] for r in judge_rows}),
+            "notes": sorted({r.text("note") for r in judge_rows if r.text("note")}),
+        }
+        tables = sorted({r.text("source") for r in judge_rows})
+        out.append(_result("expertmath", tables, judge_rows, judge, scores, meta, ("score",)))
+    return out
+
+
 def _unique_judges(rows: list[Row]) -> dict[str, Row]:
     out: dict[str, Row] = {}
     for row in rows:
@@ -625,6 +681,7 @@ def load_reported(folder: Path) -> list[EvaluationResult]:
     results = [*_stepmath_table3(folder), *_stepmath_table4(folder)]
     results += [r for spec in PB_TABLES for r in _pb_table(folder, spec)]
     results += [*_pb_table3(folder), *_pb_table4(folder), *_pb_bon(folder), *_mumath(folder)]
+    results += _expertmath(folder)
     return _combine_judges(_merge_reprints(results))
 
 
