@@ -27,6 +27,7 @@ class Cell:
     text: str
     ci: str
     state: Literal["ok", "undefined", "missing"]
+    raw: str = ""  # the unscaled value, for client-side sorting
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def _cell(spec: MetricSpec, score: dict[str, Any] | None) -> Cell:
         return Cell("n/a", "", "undefined")
     low, high = score["ci_low"], score["ci_high"]
     ci = "[no CI]" if low is None or high is None else f"[{spec.format(low)}, {spec.format(high)}]"
-    return Cell(spec.format(score["value"]), ci, "ok")
+    return Cell(spec.format(score["value"]), ci, "ok", repr(score["value"]))
 
 
 def percent(fraction: float) -> str:
