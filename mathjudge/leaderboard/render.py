@@ -107,6 +107,9 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise MathJudgeError(f"{LEADERBOARD_JSON}: schema_version {doc.get('schema_version')!r}")
     docs = doc["benchmarks"]
+    for bench in docs:  # parts an export without built datasets leaves out
+        bench.setdefault("ranks", {"status": "not ranked: no built datasets given"})
+        bench.setdefault("items", {"status": "no built dataset given"})
     views = [benchmark_view(b) for b in docs]
     origin = doc["generated_from"]
     releases = _releases(site) if list_releases else []
