@@ -89,9 +89,11 @@ def overview(views: list[BenchmarkView], docs: list[dict[str, Any]]) -> Overview
                 ),
                 None,
             )
-            if score is None:
-                continue
             row = rows.setdefault(judge_key(sub), {"sub": sub, "cells": {}})
+            if score is None:  # e.g. a final-answer-only judge on a process-score headline
+                missing = Cell(f"no {view.headline.label}", "", "missing")
+                row["cells"][b] = OverviewCell(missing, "", None, None, judge_page(*judge_key(sub)))
+                continue
             row["cells"][b] = OverviewCell(
                 cell=_cell(view.headline, score),
                 sort="" if score["value"] is None else repr(score["value"]),
