@@ -26,7 +26,7 @@ from mathjudge.leaderboard import build_site
 from mathjudge.leaderboard.pages import judge_page
 
 B = 200
-FORMULA_JUDGE = "=HYPERLINK(\"http://x\",\"y\")"
+FORMULA_JUDGE = '=HYPERLINK("http://x","y")'
 MINUS_JUDGE = "-1+2"
 
 
@@ -137,9 +137,7 @@ def test_group_splits_agree_with_compare(site: dict[str, Any], datasets_dir: Pat
         datasets_dir=datasets_dir,
         n_boot=B,
     )
-    (row,) = [
-        r for r in result.rows if (r.scope, r.subset, r.metric) == ("overall", "all", "corr")
-    ]
+    (row,) = [r for r in result.rows if (r.scope, r.subset, r.metric) == ("overall", "all", "corr")]
     significant = row.p_value is not None and row.p_value < 0.05
     assert significant == (ranks["noisy judge"]["group"] != ranks["exact judge"]["group"])
 

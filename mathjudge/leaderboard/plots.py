@@ -19,9 +19,9 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from mathjudge.leaderboard.presentation import BenchmarkPresentation, PlotSpec  # noqa: E402
+from mathjudge.leaderboard.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
 STYLE = {

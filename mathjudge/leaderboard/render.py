@@ -144,7 +144,9 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
         _judge_entries(site, page, view, bench, judges)
     for (source, judge), entries in judges.items():
         first = entries[0].submission
-        view = JudgeView(judge, source, first["citation"], judge_page(source, judge), tuple(entries))
+        view = JudgeView(
+            judge, source, first["citation"], judge_page(source, judge), tuple(entries)
+        )
         page(view.page, "judge.html", judge=view)
     for dataset in doc["datasets"]:
         page(f"datasets/{dataset['name']}.html", "dataset.html", dataset=_dataset_view(dataset))

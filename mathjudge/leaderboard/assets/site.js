@@ -4,6 +4,7 @@
   "use strict";
 
   function sortKey(cell) {
+    if (cell.classList.contains("none")) return null;
     var raw = cell.getAttribute("data-sort");
     if (raw !== null) {
       if (raw === "") return null;
