@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from mathjudge.leaderboard.views import BenchmarkView, Cell, _cell, percent
+from mathjudge.leaderboard.views import BenchmarkView, Cell, percent, score_cell
 
 ITEMS_PER_PAGE = 100
 
@@ -95,7 +95,7 @@ def overview(views: list[BenchmarkView], docs: list[dict[str, Any]]) -> Overview
                 row["cells"][b] = OverviewCell(missing, "", None, None, judge_page(*judge_key(sub)))
                 continue
             row["cells"][b] = OverviewCell(
-                cell=_cell(view.headline, score),
+                cell=score_cell(view.headline, score),
                 sort="" if score["value"] is None else repr(score["value"]),
                 rank=rank_info(doc, sub["id"]),
                 coverage=percent(sub["coverage"])

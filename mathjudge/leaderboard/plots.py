@@ -97,6 +97,14 @@ def _svg(fig: Any) -> str:
     return buffer.getvalue()
 
 
+def _bars(point: float, low: float | None, high: float | None, scale: float):
+    """(below, above) error-bar lengths from a scaled point to unscaled CI bounds. A percentile
+    interval need not contain the point estimate; a bar then stops at the point."""
+    below = 0.0 if low is None else max(0.0, point - low * scale)
+    above = 0.0 if high is None else max(0.0, high * scale - point)
+    return below, above
+
+
 def _label(sub: dict[str, Any]) -> str:
     return sub["judge"] + (" (reported)" if sub["source"] == "reported" else "")
 
@@ -127,8 +135,9 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str
                 xs.append(i + (j - (len(judges) - 1) / 2) * width)
                 ys.append(v)
                 lo, hi = score["ci_low"], score["ci_high"]
-                errs[0].append(0 if lo is None else v - lo * metric.scale)
-                errs[1].append(0 if hi is None else hi * metric.scale - v)
+                below, above = _bars(v, lo, hi, metric.scale)
+                errs[0].append(below)
+                errs[1].append(above)
             ax.bar(xs, ys, width, yerr=errs, capsize=2, label=_label(sub))
         ax.set_xticks(range(len(subsets)), subsets)
         ax.set_ylabel(f"{metric.label} {metric.scale_text}".strip())
@@ -155,8 +164,8 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
             reported = sub["source"] == "reported"
             xerr = yerr = None
             if tpr["ci_low"] is not None and tnr["ci_low"] is not None:
-                xerr = [[x - tpr["ci_low"] * 100], [tpr["ci_high"] * 100 - x]]
-                yerr = [[y - tnr["ci_low"] * 100], [tnr["ci_high"] * 100 - y]]
+                xerr = [[b] for b in _bars(x, tpr["ci_low"], tpr["ci_high"], 100)]
+                yerr = [[b] for b in _bars(y, tnr["ci_low"], tnr["ci_high"], 100)]
             ax.errorbar(
                 x,
                 y,
