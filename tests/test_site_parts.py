@@ -3,16 +3,20 @@ and the SVG plots with hostile judge names."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from mathjudge.evaluate.scoring import ClusterStats
+from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.plots import benchmark_plots
 from mathjudge.leaderboard.presentation import MetricSpec, presentation_for
 from mathjudge.leaderboard.ranks import rank_judges
+from mathjudge.leaderboard.render import render_site
 
 MAE = MetricSpec("mae", "MAE", "mean error", direction="lower")
 
@@ -138,3 +142,33 @@ def test_heatmap_curves_and_bars_from_their_scores() -> None:
     # No judge gives the plotted metric: no figure rather than an empty one.
     assert benchmark_plots(presentation_for("stepmathbench"), {"submissions": [
         _sub("j", "reproduced", [_score("mse", 1.0)])]}) == []  # fmt: skip
+
+
+def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None:
+    """A results document with ExpertMath scores (no registry entry or dataset needed): the
+    overview gains its column with the spec's headline, scaled, and the reported row's
+    badge; the benchmark page shows its scope tab."""
+    created = "2026-01-01T00:00:00+00:00"
+    sub = {
+        "id": "s1", "judge": "ranker", "source": "reported", "citation": "CBU, arXiv:2601.00001",
+        "coverage": 1.0, "partial": False, "dataset_version": "1", "content_hash": "sha256:x",
+        "meta": {}, "sha256": "0" * 64, "created": created, "n_items": 4, "runs": 1,
+        "runs_agg": "mean", "fields": ["score"], "bootstrap": {}, "mathjudge_version": "0",
+        "extras": {},
+        "scores": [_score("auc", 0.8125, ci=(0.7, 0.9)), _score("auc", 0.75, "problem_kind", "variant")],
+    }  # fmt: skip
+    doc = {
+        "schema_version": 2, "datasets": [],
+        "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
+                           "mathjudge_version": "0", "latest_submission": created},
+        "benchmarks": [{"name": "expertmath", "downloads": download_names("expertmath"),
+                        "submissions": [sub]}],
+    }  # fmt: skip
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(doc), encoding="utf-8")
+    index = render_site(tmp_path).read_text(encoding="utf-8")
+    assert "ExpertMath</a>" in index and "AUC ×100" in index
+    assert "81.2" in index and "[70.0, 90.0]" in index  # ×100, one decimal, as the spec says
+    assert 'href="https://arxiv.org/abs/2601.00001"' in index
+    page = (tmp_path / "expertmath.html").read_text(encoding="utf-8")
+    assert "Originals and variants" in page and "Problems: variant" in page

@@ -504,9 +504,62 @@ ARXIVMATHGRADINGBENCH = BenchmarkPresentation(
     ),
 )
 
+
+def _ranking(key: str, label: str, description: str) -> MetricSpec:
+    return MetricSpec(key, label, description, scale=100, decimals=1, direction="higher")
+
+
+EXPERTMATH = BenchmarkPresentation(
+    name="expertmath",
+    display_name="ExpertMath",
+    summary=(
+        "Ranking candidate solutions: for each research-level problem and its variants, a "
+        "judge scores every candidate solution; what counts is whether the correct ones are "
+        "ranked above the wrong ones (Consequence-Based Utility paper). Each metric is computed "
+        "per problem, averaged over an original's variants, then over originals."
+    ),
+    headline="auc",
+    groups=(
+        MetricGroup(
+            "Ranking of candidates (higher score = judged more likely correct)",
+            (
+                _ranking(
+                    "auc",
+                    "AUC",
+                    "Share of (correct, wrong) candidate pairs ordered correctly, ties ½, ×100.",
+                ),
+                _ranking("acc_at_1", "Acc@1", "Top-ranked candidate is correct, ×100."),
+                _ranking("recall_at_5", "Recall@5", "Correct candidates among the top five, ×100."),
+                _ranking(
+                    "human_win",
+                    "Human win",
+                    "Correct human-written solutions scored above the wrong candidates' mean, "
+                    "×100.",
+                ),
+                _ranking(
+                    "mean_win",
+                    "Mean win",
+                    "Correct candidates' mean score above the wrong ones' mean, ×100.",
+                ),
+            ),
+        ),
+    ),
+    scopes=(ScopeSpec("problem_kind", "Originals and variants", "Problems: {}"),),
+    cluster_label="original problems",
+    plots=(PlotSpec("scope_bars", "AUC on originals and on variants", "problem_kind", ("auc",)),),
+)
+
 PRESENTATIONS: dict[str, BenchmarkPresentation] = {
     p.name: p
-    for p in (STEPMATHBENCH, PROOFBENCH, PROOFBENCH_BON, MUMATH, OPC, ARXIVMATHGRADINGBENCH)
+    for p in (
+        STEPMATHBENCH,
+        PROOFBENCH,
+        PROOFBENCH_BON,
+        MUMATH,
+        OPC,
+        ARXIVMATHGRADINGBENCH,
+        EXPERTMATH,
+    )
 }
 
 
