@@ -515,13 +515,19 @@ def leaderboard() -> None:
     default=Path("site"),
     show_default=True,
 )
-def leaderboard_build(store: Path, out: Path) -> None:
+@DATASETS
+@click.option(
+    "--release",
+    metavar="NAME",
+    help="Also freeze this build as site/releases/NAME/ (refused if NAME exists).",
+)
+def leaderboard_build(store: Path, out: Path, datasets_dir: Path, release: str | None) -> None:
     """Render the site from the results store."""
     from mathjudge.leaderboard.render import build_site
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
-    index = build_site(store, out)
+    index = build_site(store, out, datasets=datasets_dir, release=release)
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 

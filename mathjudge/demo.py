@@ -152,5 +152,5 @@ def run_demo(
             "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
             "mirror folder such as ../shared/data"
         )
-    report.site = build_site(store, workdir / "site")
+    report.site = build_site(store, workdir / "site", datasets=datasets_dir)
     return report

@@ -270,7 +270,8 @@ def test_undefined_values_show_na_and_sort_last(built: Built) -> None:
 
 def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
     page = parse(built.site / "stepmathbench.html")
-    assert page.h2[:4] == ["Overall", "By type", "By generator", "By level"]
+    sections = [h for h in page.h2 if h != "Plots"]
+    assert sections[:4] == ["Overall", "By type", "By generator", "By level"]
     assert {"Type: Calculation", "Type: Proof", "Type: Open-ended"} <= set(page.tables)
     assert {f"Difficulty level {i}" for i in (1, 2, 3)} <= set(page.tables)
     _, rows = by_judge(page.tables["All items"])
@@ -289,9 +290,10 @@ def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
 def test_index_lists_benchmark_with_headline_table(built: Built) -> None:
     page = parse(built.index)
     assert "stepmathbench.html" in page.links
-    headers, rows = by_judge(page.tables["StepMathBench, all items"])
-    assert headers[1].startswith("Corr ×100")
-    assert list(rows)[-1] == "constant judge"
+    (caption,) = [c for c in page.tables if c.startswith("Headline metric per benchmark")]
+    headers, rows = by_judge(page.tables[caption])
+    assert headers[1].startswith("StepMathBench Corr ×100")
+    assert rows["constant judge"][1] == "n/a"
     close = latest_scores(built.store)["close judge"][("overall", "all", "corr")]
     assert rows["close judge"][1] == expected_cell("corr", *close[:3])
     assert "5 judges" in built.index.read_text(encoding="utf-8")
@@ -299,7 +301,7 @@ def test_index_lists_benchmark_with_headline_table(built: Built) -> None:
 
 def assert_links_resolve(site: Path) -> None:
     """Every href/src is relative, stays inside the site, and names an existing file and id."""
-    for page_path in sorted(site.glob("*.html")):
+    for page_path in sorted(site.rglob("*.html")):
         page = parse(page_path)
         assert page.links
         for link in page.links:
@@ -314,7 +316,7 @@ def assert_links_resolve(site: Path) -> None:
 
 def test_every_relative_link_resolves_and_nothing_is_external(built: Built) -> None:
     pages = {p.name for p in built.site.glob("*.html")}
-    assert pages == {"index.html", "stepmathbench.html"}
+    assert pages == {"index.html", "stepmathbench.html", "methodology.html", "downloads.html"}
     assert_links_resolve(built.site)
 
 
@@ -333,7 +335,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 1
+    assert board["schema_version"] == 2
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -341,7 +343,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
 def test_untrusted_strings_are_escaped_everywhere(built: Built) -> None:
     for path in built.site.glob("*.html"):
         text = path.read_text(encoding="utf-8")
-        assert "<script" not in text.lower(), path.name
+        assert "<script>" not in text.lower() and "alert(2)</script" not in text, path.name
         assert "<img src=x" not in text and "<b>bold" not in text, path.name
     text = (built.site / "stepmathbench.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
@@ -367,7 +369,8 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     }  # fmt: skip
     bench = {"name": "stepmathbench", "downloads": download_names("stepmathbench")}
     doc = {
-        "schema_version": 1,
+        "schema_version": 2,
+        "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",
             "latest_submission": submission["created"],
@@ -418,7 +421,8 @@ def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
     index = build_site(store, tmp_path / "site")
     text = index.read_text(encoding="utf-8")
     assert "No results yet" in text and "mathjudge evaluate" in text
-    assert sorted(p.name for p in (tmp_path / "site").glob("*.html")) == ["index.html"]
+    pages = sorted(p.name for p in (tmp_path / "site").glob("*.html"))
+    assert pages == ["downloads.html", "index.html", "methodology.html"]
     assert_links_resolve(index.parent)
 
 

@@ -3,6 +3,8 @@
 The site is rendered from these files only, never from the store, so what a reader downloads is
 exactly what the pages show, and the renderer cannot depend on scoring internals. Each
 (benchmark, judge) is represented by its latest submission; values stay in natural units.
+With the built datasets at hand the export also ranks the reproduced judges (`ranks`), writes
+the per-item predictions (`items`) and copies each dataset's card and manifest.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import duckdb
 
 from mathjudge import __version__
 from mathjudge.errors import MathJudgeError
+from mathjudge.leaderboard.items import export_items
+from mathjudge.leaderboard.ranks import rank_benchmark
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LEADERBOARD_JSON = "leaderboard.json"
 # Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -51,14 +55,28 @@ SCORES = f"""
 """
 
 
+# A spreadsheet runs a cell starting with one of these as a formula; such text gets a quote.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def download_names(benchmark: str) -> dict[str, str]:
     return {"csv": f"{benchmark}_scores.csv", "json": f"{benchmark}_scores.json"}
 
 
-def export_data(store: Path, data_dir: Path) -> Path:
-    """Write `leaderboard.json` and the downloads into `data_dir`; returns the JSON's path."""
+def export_data(store: Path, data_dir: Path, datasets_dir: Path | None = None) -> Path:
+    """Write `leaderboard.json` and the downloads into `data_dir`; returns the JSON's path.
+
+    `datasets_dir` (the built datasets the judges were scored on) enables rank intervals, the
+    item explorer data and the dataset pages; without it those parts say why they are absent.
+    """
     leaderboard = read_store(store)
     data_dir.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(store), read_only=True) as con:
+        for bench in leaderboard["benchmarks"]:
+            subs = bench["submissions"]
+            bench["ranks"] = rank_benchmark(bench["name"], subs, con, datasets_dir)
+            bench["items"] = export_items(bench["name"], subs, con, datasets_dir, data_dir)
+    leaderboard["datasets"] = read_datasets(datasets_dir)
     for bench in leaderboard["benchmarks"]:
         rows = long_rows(bench["submissions"])
         names = bench["downloads"]
@@ -67,9 +85,88 @@ def export_data(store: Path, data_dir: Path) -> Path:
             data_dir / names["json"],
             _to_json({"schema_version": SCHEMA_VERSION, "benchmark": bench["name"], "rows": rows}),
         )
+    overview = overview_rows(leaderboard)
+    _write_atomic(data_dir / OVERVIEW["csv"], _to_csv(overview, OVERVIEW_COLUMNS))
+    _write_atomic(
+        data_dir / OVERVIEW["json"],
+        _to_json({"schema_version": SCHEMA_VERSION, "rows": overview}),
+    )
     target = data_dir / LEADERBOARD_JSON
     _write_atomic(target, _to_json(leaderboard))
     return target
+
+
+OVERVIEW = {"csv": "overview.csv", "json": "overview.json"}
+OVERVIEW_COLUMNS = (
+    "benchmark", "submission_id", "judge", "source", "citation", "metric", "value", "ci_low",
+    "ci_high", "coverage", "partial", "rank", "rank_low", "rank_high", "tie_group",
+)  # fmt: skip
+
+
+def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
+    """The overview table in long form: each judge's overall headline score per benchmark."""
+    from mathjudge.leaderboard.presentation import presentation_for
+
+    rows = []
+    for bench in leaderboard["benchmarks"]:
+        headline = presentation_for(bench["name"]).headline
+        ranked = bench.get("ranks", {}).get("judges", {})
+        for sub in bench["submissions"]:
+            score = next(
+                (
+                    s
+                    for s in sub["scores"]
+                    if (s["scope"], s["subset"], s["metric"]) == ("overall", "all", headline)
+                ),
+                None,
+            )
+            if score is None:
+                continue
+            rank = ranked.get(sub["id"], {})
+            rows.append(
+                {
+                    "benchmark": bench["name"],
+                    "submission_id": sub["id"],
+                    "judge": sub["judge"],
+                    "source": sub["source"],
+                    "citation": sub["citation"],
+                    "metric": headline,
+                    "value": score["value"],
+                    "ci_low": score["ci_low"],
+                    "ci_high": score["ci_high"],
+                    "coverage": sub["coverage"],
+                    "partial": sub["partial"],
+                    "rank": rank.get("rank"),
+                    "rank_low": rank.get("rank_low"),
+                    "rank_high": rank.get("rank_high"),
+                    "tie_group": rank.get("group"),
+                }
+            )
+    return rows
+
+
+def read_datasets(datasets_dir: Path | None) -> list[dict[str, Any]]:
+    """Card text and manifest of every built dataset in `datasets_dir`, for the dataset pages."""
+    if datasets_dir is None or not datasets_dir.is_dir():
+        return []
+    out = []
+    for manifest_path in sorted(datasets_dir.glob("*/manifest.json")):
+        name = manifest_path.parent.name
+        if not SAFE_NAME.fullmatch(name):
+            continue
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise MathJudgeError(f"{manifest_path}: not readable as JSON ({exc})") from exc
+        card = manifest_path.parent / "README.md"
+        out.append(
+            {
+                "name": name,
+                "manifest": manifest,
+                "card": card.read_text(encoding="utf-8") if card.is_file() else "",
+            }
+        )
+    return out
 
 
 def read_store(store: Path) -> dict[str, Any]:
@@ -149,12 +246,19 @@ def _to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _to_csv(rows: list[dict[str, Any]]) -> str:
+def _to_csv(rows: list[dict[str, Any]], columns: tuple[str, ...] = DOWNLOAD_COLUMNS) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=DOWNLOAD_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: defuse(v) for k, v in row.items()} for row in rows)
     return buffer.getvalue()
+
+
+def defuse(value: Any) -> Any:
+    """Text a spreadsheet would run as a formula gets a leading quote; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 def _write_atomic(path: Path, text: str) -> None:

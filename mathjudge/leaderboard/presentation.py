@@ -62,6 +62,27 @@ class ScopeSpec:
 
 
 @dataclass(frozen=True)
+class ItemField:
+    """How the item explorer shows one stored prediction field next to its gold column."""
+
+    field: str  # prediction field as kept in the store's item_predictions
+    gold: str  # column of the benchmark's items config
+    label: str
+    kind: Literal["score", "verdict", "binary"]  # verdict: votes +1/-1/0; binary: 0/1
+    tolerance: float = 0.0  # |prediction - gold| above this is a disagreement (scores)
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """A figure on the benchmark page; `kind` names a function in `leaderboard.plots`."""
+
+    kind: Literal["scope_bars", "tpr_tnr", "k_curve", "bon_curve", "confusion_heatmap"]
+    title: str
+    scope: str = "overall"
+    metrics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class BenchmarkPresentation:
     name: str
     display_name: str
@@ -72,6 +93,10 @@ class BenchmarkPresentation:
     cluster_label: str = "problems"
     # Metrics on the overview page besides the headline, for judges that give other fields.
     overview_extra: tuple[str, ...] = ()
+    # Item explorer: gold-vs-prediction fields, and the item columns shown as its text.
+    items: tuple[ItemField, ...] = ()
+    item_text: tuple[str, ...] = ()
+    plots: tuple[PlotSpec, ...] = ()
 
     def metric(self, key: str) -> MetricSpec:
         for group in self.groups:
@@ -209,6 +234,19 @@ STEPMATHBENCH = BenchmarkPresentation(
         ScopeSpec("generator", "By generator", "Solutions written by {}"),
         ScopeSpec("level", "By level", "Difficulty level {}"),
     ),
+    items=(
+        ItemField("score", "gold_score", "Score (0–10)", "score"),
+        ItemField("answer_correct", "gold_score_01", "Final answer correct", "binary"),
+    ),
+    item_text=("question", "model_output"),
+    plots=(
+        PlotSpec(
+            "scope_bars",
+            "Correlation with the gold label by problem type",
+            "type",
+            ("corr", "answer_corr"),
+        ),
+    ),
 )
 
 
@@ -281,6 +319,9 @@ PROOFBENCH = BenchmarkPresentation(
         ScopeSpec("run", "Single runs", "Run {}"),
         ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
     ),
+    items=(ItemField("score", "expert_score", "Score (0–7)", "score", tolerance=1.0),),
+    item_text=("problem", "proof"),
+    plots=(PlotSpec("confusion_heatmap", "Expert score against the judge's rounded score"),),
 )
 
 PROOFBENCH_BON = BenchmarkPresentation(
@@ -315,11 +356,14 @@ PROOFBENCH_BON = BenchmarkPresentation(
         ),
     ),
     scopes=(ScopeSpec("bon", "By n", "Subsets of {}"),),
+    items=(ItemField("score", "expert_score", "Score (0–7)", "score", tolerance=1.0),),
+    item_text=("problem", "proof"),
+    plots=(PlotSpec("bon_curve", "Expected expert score of the pick against n", "bon"),),
 )
 
 
 def _verdict_presentation(
-    name: str, display_name: str, summary: str, author: str
+    name: str, display_name: str, summary: str, author: str, item_text: tuple[str, ...]
 ) -> BenchmarkPresentation:
     def pct(key: str, label: str, description: str, direction: Direction) -> MetricSpec:
         return MetricSpec(key, label, description, scale=100, decimals=1, direction=direction)
@@ -365,6 +409,9 @@ def _verdict_presentation(
             ),
         ),
         scopes=(ScopeSpec("author_model", "By author model", author),),
+        items=(ItemField("verdict", "label", "Verdict", "verdict"),),
+        item_text=item_text,
+        plots=(PlotSpec("tpr_tnr", "True-positive against true-negative rate"),),
     )
 
 
@@ -375,6 +422,7 @@ MUMATH = _verdict_presentation(
     "reaches the reference answer (1,084 solutions of 271 U-MATH problems by four models), "
     "as in the U-MATH paper (arXiv:2412.03205).",
     "Solutions written by {}",
+    ("problem_statement", "golden_answer", "model_output"),
 )
 OPC = _verdict_presentation(
     "opc",
@@ -382,6 +430,7 @@ OPC = _verdict_presentation(
     "Proof verification: a judge decides whether each of 434 competition proofs is correct, "
     "against binary human labels from the Open Proof Corpus.",
     "Proofs written by {}",
+    ("problem", "proof"),
 )
 
 ARXIVMATHGRADINGBENCH = BenchmarkPresentation(
@@ -447,11 +496,70 @@ ARXIVMATHGRADINGBENCH = BenchmarkPresentation(
         ScopeSpec("run", "Single runs", "Run {}"),
         ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
     ),
+    item_text=("title", "url", "comment"),
+    plots=(
+        PlotSpec(
+            "k_curve", "Precision and recall against runs pooled", "k", ("precision", "recall")
+        ),
+    ),
+)
+
+
+def _ranking(key: str, label: str, description: str) -> MetricSpec:
+    return MetricSpec(key, label, description, scale=100, decimals=1, direction="higher")
+
+
+EXPERTMATH = BenchmarkPresentation(
+    name="expertmath",
+    display_name="ExpertMath",
+    summary=(
+        "Ranking candidate solutions: for each research-level problem and its variants, a "
+        "judge scores every candidate solution; what counts is whether the correct ones are "
+        "ranked above the wrong ones (Consequence-Based Utility paper). Each metric is computed "
+        "per problem, averaged over an original's variants, then over originals."
+    ),
+    headline="auc",
+    groups=(
+        MetricGroup(
+            "Ranking of candidates (higher score = judged more likely correct)",
+            (
+                _ranking(
+                    "auc",
+                    "AUC",
+                    "Share of (correct, wrong) candidate pairs ordered correctly, ties ½, ×100.",
+                ),
+                _ranking("acc_at_1", "Acc@1", "Top-ranked candidate is correct, ×100."),
+                _ranking("recall_at_5", "Recall@5", "Correct candidates among the top five, ×100."),
+                _ranking(
+                    "human_win",
+                    "Human win",
+                    "Correct human-written solutions scored above the wrong candidates' mean, "
+                    "×100.",
+                ),
+                _ranking(
+                    "mean_win",
+                    "Mean win",
+                    "Correct candidates' mean score above the wrong ones' mean, ×100.",
+                ),
+            ),
+        ),
+    ),
+    scopes=(ScopeSpec("problem_kind", "Originals and variants", "Problems: {}"),),
+    cluster_label="original problems",
+    plots=(PlotSpec("scope_bars", "AUC on originals and on variants", "problem_kind", ("auc",)),),
 )
 
 PRESENTATIONS: dict[str, BenchmarkPresentation] = {
     p.name: p
-    for p in (STEPMATHBENCH, PROOFBENCH, PROOFBENCH_BON, MUMATH, OPC, ARXIVMATHGRADINGBENCH)
+    for p in (
+        STEPMATHBENCH,
+        PROOFBENCH,
+        PROOFBENCH_BON,
+        MUMATH,
+        OPC,
+        ARXIVMATHGRADINGBENCH,
+        EXPERTMATH,
+    )
 }
 
 

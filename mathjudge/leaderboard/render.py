@@ -1,9 +1,11 @@
-"""Exported data files + presentation schema -> static HTML pages (no JavaScript, no CDN).
+"""Exported data files + presentation schema -> static HTML pages, SVG plots, a little JS.
 
 Pages are rendered only from what `export` wrote, so the pages and the downloads cannot
-disagree and nothing here depends on scoring internals. Everything
-coming from submissions (judge names, meta, subsets, citations) reaches the templates as plain
-strings and is escaped by Jinja's autoescape; nothing here marks a value safe.
+disagree and nothing here depends on scoring internals. Everything coming from submissions
+(judge names, meta, subsets, citations, item texts) reaches the templates as plain strings and
+is escaped by Jinja's autoescape; nothing here marks a value safe. The pages work with
+JavaScript off (all tabs shown in turn, tables in their default order, every explorer row
+listed); the script only adds sorting, tabs and filters.
 """
 
 from __future__ import annotations
@@ -11,48 +13,227 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shutil
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import pyarrow.parquet as pq
+import yaml
 
+from mathjudge import registry
 from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.export import LEADERBOARD_JSON, SCHEMA_VERSION, export_data
-from mathjudge.leaderboard.presentation import DIRECTION_TEXT
+from mathjudge.leaderboard.export import (
+    LEADERBOARD_JSON,
+    OVERVIEW,
+    SCHEMA_VERSION,
+    export_data,
+)
+from mathjudge.leaderboard.pages import (
+    ItemLocator,
+    JudgeEntry,
+    JudgeView,
+    explorer,
+    item_pages,
+    judge_key,
+    judge_page,
+    overview,
+    rank_info,
+)
+from mathjudge.leaderboard.plots import benchmark_plots
+from mathjudge.leaderboard.presentation import DIRECTION_TEXT, OVERALL, PRESENTATIONS
 from mathjudge.leaderboard.publish import publish
-from mathjudge.leaderboard.views import benchmark_view, bootstrap_text, percent
+from mathjudge.leaderboard.views import (
+    benchmark_view,
+    bootstrap_text,
+    metric_table,
+    percent,
+)
 
 MAX_META_CHARS = 200
+RELEASES = "releases"
+RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+ASSETS = ("style.css", "site.js")
 
 
-def build_site(store: Path, out: Path) -> Path:
+def build_site(
+    store: Path,
+    out: Path,
+    *,
+    datasets: Path | None = None,
+    release: str | None = None,
+) -> Path:
     """Export the results `store` and render it as a static site at `out` (replaced
-    atomically); returns the path of `out/index.html`."""
+    atomically); returns the path of `out/index.html`.
+
+    `datasets` (the built datasets) adds rank intervals, item explorers and dataset pages.
+    `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
+    are carried over unchanged, and an existing NAME is refused.
+    """
     out = Path(os.path.abspath(out))
+    previous = out / RELEASES
+    if release is not None:
+        if not RELEASE_NAME.fullmatch(release) or release in (".", ".."):
+            raise MathJudgeError(
+                f"--release {release!r}: use letters, digits, '.', '_' and '-' (at most 64)"
+            )
+        if (previous / release).exists():
+            raise MathJudgeError(
+                f"{previous / release}: release {release!r} already exists; releases are "
+                "immutable, choose a new name"
+            )
 
     def fill(site: Path) -> None:
-        export_data(store, site / "data")
-        render_site(site)
+        export_data(store, site / "data", datasets)
+        if previous.is_dir():
+            shutil.copytree(previous, site / RELEASES, symlinks=True)
+        # A snapshot lists no releases: inside it those links would lead nowhere.
+        render_site(site, list_releases=release is None)
+        if release is not None:
+            snapshot = site / RELEASES / release
+            shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
+            render_site(site, only_index=True)
 
     publish(out, fill, marker=f"data/{LEADERBOARD_JSON}")
     return out / "index.html"
 
 
-def render_site(site: Path) -> Path:
-    """Render `site/data/leaderboard.json` into `site/`; returns the index page's path."""
+def render_site(site: Path, *, only_index: bool = False, list_releases: bool = True) -> Path:
+    """Render `site/data/` into `site/`; returns the index page's path."""
     doc = json.loads((site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8"))
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise MathJudgeError(f"{LEADERBOARD_JSON}: schema_version {doc.get('schema_version')!r}")
-    views = [benchmark_view(b) for b in doc["benchmarks"]]
-    (site / "assets").mkdir(exist_ok=True)
-    css = resources.files("mathjudge.leaderboard").joinpath("assets", "style.css")
-    (site / "assets" / "style.css").write_text(css.read_text(encoding="utf-8"), encoding="utf-8")
+    docs = doc["benchmarks"]
+    for bench in docs:  # parts an export without built datasets leaves out
+        bench.setdefault("ranks", {"status": "not ranked: no built datasets given"})
+        bench.setdefault("items", {"status": "no built dataset given"})
+    views = [benchmark_view(b) for b in docs]
     origin = doc["generated_from"]
-    for view in views:
-        _render(site / view.page, "benchmark.html", bench=view, origin=origin)
-    return _render(site / "index.html", "index.html", benchmarks=views, origin=origin)
+    releases = _releases(site) if list_releases else []
+    page = functools.partial(_render, site, origin=origin)
+    index = page(
+        "index.html",
+        "index.html",
+        view=overview(views, docs),
+        releases=releases,
+        downloads=OVERVIEW,
+    )
+    if only_index:
+        return index
+    _assets(site)
+    plots_dir = site / "plots"
+    plots_dir.mkdir(exist_ok=True)
+    judges: dict[tuple[str, str], list[JudgeEntry]] = {}
+    for view, bench in zip(views, docs, strict=True):
+        plots = benchmark_plots(view.show, bench)
+        for plot in plots:
+            (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
+        ranks = {judge_key(s): rank_info(bench, s["id"]) for s in bench["submissions"]}
+        page(
+            view.page,
+            "benchmark.html",
+            bench=view,
+            doc=bench,
+            plots=plots,
+            ranks=ranks,
+            dataset_page=_dataset_page(view.name, doc["datasets"]),
+        )
+        _judge_entries(site, page, view, bench, judges)
+    for (source, judge), entries in judges.items():
+        first = entries[0].submission
+        view = JudgeView(
+            judge, source, first["citation"], judge_page(source, judge), tuple(entries)
+        )
+        page(view.page, "judge.html", judge=view)
+    for dataset in doc["datasets"]:
+        page(f"datasets/{dataset['name']}.html", "dataset.html", dataset=_dataset_view(dataset))
+    page("methodology.html", "methodology.html", presentations=list(PRESENTATIONS.values()))
+    page("downloads.html", "downloads.html", benchmarks=views, docs=docs, overview=OVERVIEW)
+    return index
+
+
+def _judge_entries(
+    site: Path,
+    page: Any,
+    view: Any,
+    bench: dict[str, Any],
+    judges: dict[tuple[str, str], list[JudgeEntry]],
+) -> None:
+    """Queue every judge's entry for this benchmark and write the item text pages."""
+    info = bench.get("items", {})
+    by_sid: dict[str, list[dict[str, Any]]] = {}
+    locator = None
+    if info.get("status") == "exported":
+        names = info["downloads"]
+        items = pq.read_table(site / "data" / names["items"])
+        locator = ItemLocator.of(view.name, items)
+        for ip in item_pages(view, items, info):
+            page(ip.path, "items.html", page=ip)
+        for row in pq.read_table(site / "data" / names["predictions"]).to_pylist():
+            by_sid.setdefault(row["submission_id"], []).append(row)
+    groups = view.groups
+    n_ranked = len(bench.get("ranks", {}).get("judges", {}))
+    for sub in bench["submissions"]:
+        table = metric_table(
+            f"{view.show.display_name}: {OVERALL.caption}", groups, view.headline, [sub],
+            "overall", "all",
+        )  # fmt: skip
+        found = None
+        if locator is not None and sub["id"] in by_sid:
+            found = explorer(
+                info["fields"], by_sid[sub["id"]], locator, info["downloads"]["predictions"]
+            )
+        judges.setdefault(judge_key(sub), []).append(
+            JudgeEntry(view, sub, table, rank_info(bench, sub["id"]), n_ranked, found)
+        )
+
+
+def _dataset_page(benchmark: str, datasets: list[dict[str, Any]]) -> str:
+    spec = registry.BENCHMARKS.get(benchmark)
+    name = spec.dataset_name if spec else benchmark
+    return f"datasets/{name}.html" if any(d["name"] == name for d in datasets) else ""
+
+
+def _dataset_view(dataset: dict[str, Any]) -> dict[str, Any]:
+    """Front matter facts and prose of a data card, with the manifest's pins and files."""
+    card = dataset["card"]
+    front: dict[str, Any] = {}
+    prose = card
+    match = re.match(r"---\n(.*?)\n---\n?(.*)", card, re.S)
+    if match:
+        try:
+            loaded = yaml.safe_load(match.group(1))
+        except yaml.YAMLError:
+            loaded = None
+        front = loaded if isinstance(loaded, dict) else {}
+        prose = match.group(2)
+    manifest = dataset["manifest"]
+    configs = sorted({f.get("config", "") for f in manifest.get("files", [])})
+    return {
+        "name": dataset["name"],
+        "pretty_name": str(front.get("pretty_name") or dataset["name"]),
+        "license": str(front.get("license") or "not stated"),
+        "manifest": manifest,
+        "configs": configs,
+        "prose": prose.strip(),
+    }
+
+
+def _releases(site: Path) -> list[str]:
+    folder = site / RELEASES
+    if not folder.is_dir():
+        return []
+    return sorted((p.name for p in folder.iterdir() if (p / "index.html").is_file()), reverse=True)
+
+
+def _assets(site: Path) -> None:
+    (site / "assets").mkdir(exist_ok=True)
+    for name in ASSETS:
+        text = resources.files("mathjudge.leaderboard").joinpath("assets", name).read_text("utf-8")
+        (site / "assets" / name).write_text(text, encoding="utf-8")
 
 
 def when(iso: str | None) -> str:
@@ -73,6 +254,16 @@ def meta_items(meta: dict[str, Any]) -> list[tuple[str, str]]:
     return items
 
 
+ARXIV_ID = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.I)
+
+
+def citation_href(citation: str) -> str:
+    """A link for a citation naming an arXiv paper ("" when it names none). Built from the
+    matched id only, so citation text can never inject a URL scheme."""
+    match = ARXIV_ID.search(citation)
+    return f"https://arxiv.org/abs/{match.group(1)}" if match else ""
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -82,11 +273,20 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(direction_text=DIRECTION_TEXT, meta_items=meta_items)
+    env.globals.update(
+        direction_text=DIRECTION_TEXT,
+        meta_items=meta_items,
+        judge_page=judge_page,
+        citation_href=citation_href,
+    )
     env.filters.update(percent=percent, when=when, bootstrap=bootstrap_text)
     return env
 
 
-def _render(path: Path, template: str, **context: Any) -> Path:
-    path.write_text(environment().get_template(template).render(**context), encoding="utf-8")
-    return path
+def _render(site: Path, path: str, template: str, *, origin: dict[str, Any], **context: Any):
+    target = site / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    root = "../" * path.count("/")
+    html = environment().get_template(template).render(root=root, origin=origin, **context)
+    target.write_text(html, encoding="utf-8")
+    return target

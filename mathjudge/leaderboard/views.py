@@ -27,6 +27,7 @@ class Cell:
     text: str
     ci: str
     state: Literal["ok", "undefined", "missing"]
+    raw: str = ""  # the unscaled value, for client-side sorting
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def metric_table(
             coverage=percent(sub["coverage"]),
             partial=bool(sub["partial"]) or sub["coverage"] < 1,
             n=max(s["n"] for s in scores.values()),
-            cells=tuple(_cell(m, scores.get(m.key)) for m in columns),
+            cells=tuple(score_cell(m, scores.get(m.key)) for m in columns),
         )
         ranked.append((_rank(headline, scores), sub["judge"].casefold(), row))
     ranked.sort(key=lambda r: (r[0], r[1]))
@@ -175,14 +176,14 @@ def _rank(headline: MetricSpec, scores: dict[str, dict[str, Any]]) -> tuple[int,
     return (1, 0.0) if gold is None else (0, abs(value - gold))
 
 
-def _cell(spec: MetricSpec, score: dict[str, Any] | None) -> Cell:
+def score_cell(spec: MetricSpec, score: dict[str, Any] | None) -> Cell:
     if score is None:
         return Cell("—", "", "missing")
     if score["value"] is None:
         return Cell("n/a", "", "undefined")
     low, high = score["ci_low"], score["ci_high"]
     ci = "[no CI]" if low is None or high is None else f"[{spec.format(low)}, {spec.format(high)}]"
-    return Cell(spec.format(score["value"]), ci, "ok")
+    return Cell(spec.format(score["value"]), ci, "ok", repr(score["value"]))
 
 
 def percent(fraction: float) -> str:

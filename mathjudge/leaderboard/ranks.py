@@ -1,0 +1,221 @@
+"""Rank intervals and tie groups for the reproduced judges of one benchmark.
+
+A point ranking by the headline metric suggests more order than a few hundred problems can
+support. Here every judge's per-item predictions (kept in the store) are turned into
+per-cluster statistics by the scoring engine, all judges are bootstrapped with *one* set of
+cluster resamples (`replicate_sums` over the side-by-side matrices, the same seed and B the
+evaluator used, so each judge's replicates are exactly those behind its published CI), and then:
+
+- rank interval: in every replicate each judge gets a competition rank (1 + the number of judges
+  strictly better); the interval is the 2.5th to 97.5th percentile of those ranks;
+- tie groups: judges are taken in order of their point estimate; a judge joins the current group
+  unless the paired bootstrap difference to the group's first (best) judge is significant at
+  5% (the two-sided bootstrap p-value of `mathjudge compare`), in which case it opens the next
+  group. Judges sharing a group cannot be told apart by the data.
+
+Each judge is scored on the items it answered, as on the rest of the site (a partial judge's
+replicates cover its own items). Reported results have no per-item predictions and are never
+ranked; benchmarks whose scorer pools several predictions per item are not ranked either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from mathjudge import registry
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate import store as results_store
+from mathjudge.evaluate.bootstrap import replicate_sums
+from mathjudge.evaluate.compare import _metric_differences as paired_differences
+from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.evaluate.scoring import ClusterStats, cluster_statistics, connect
+from mathjudge.leaderboard.presentation import MetricSpec, presentation_for
+
+ALPHA = 0.05
+RANK_PERCENTILES = (2.5, 97.5)
+OVERALL = ("overall", "all")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    submission_id: str
+    value: float
+    rank: int  # competition rank of the point estimate
+    rank_low: int
+    rank_high: int
+    group: int  # 1 = the group of the best judge
+
+
+def rank_benchmark(
+    benchmark: str,
+    submissions: list[dict[str, Any]],
+    con: duckdb.DuckDBPyConnection,
+    datasets_dir: Path | None,
+) -> dict[str, Any]:
+    """`{"status": "ranked", ...}` with one entry per ranked judge, or `{"status": <why not>}`."""
+    show = presentation_for(benchmark)
+    if benchmark not in registry.BENCHMARKS:
+        return {"status": "not a registered benchmark"}
+    spec = registry.get(benchmark)
+    scorer = spec.scorer_module()
+    if hasattr(scorer, "combine_runs"):
+        return {"status": "not ranked: its scorer pools many predictions per item"}
+    if show.headline is None:
+        return {"status": "not ranked: no headline metric"}
+    headline = show.metric(show.headline)
+    if headline.direction is None:
+        return {"status": "not ranked: the headline metric has no direction"}
+    if datasets_dir is None:
+        return {"status": "not ranked: no built datasets given"}
+    try:
+        dataset = open_dataset(spec.dataset_name, datasets_dir)
+    except MathJudgeError as exc:
+        return {"status": f"not ranked: {exc}"}
+    field = _headline_field(scorer, headline)
+    candidates = [
+        s
+        for s in submissions
+        if s["source"] != "reported" and s["content_hash"] == dataset.content_hash
+    ]
+    boot = _common_bootstrap(candidates, scorer)
+    stats: list[tuple[str, ClusterStats]] = []
+    db = connect(dataset, spec.items_config, scorer)
+    try:
+        for sub in candidates:
+            table = _prediction_table(con, sub["id"], field, scorer)
+            if table is not None:
+                stats.append((sub["id"], cluster_statistics(db, scorer, (field,), table)))
+    finally:
+        db.close()
+    ranked = rank_judges(stats, scorer, (field,), headline, boot["B"], boot["seed"])
+    return {
+        "status": "ranked",
+        "metric": headline.key,
+        "direction": headline.direction,
+        "bootstrap": {**boot, "unit": scorer.CLUSTER, "alpha": ALPHA},
+        "dataset_content_hash": dataset.content_hash,
+        "judges": {r.submission_id: _as_json(r) for r in ranked},
+    }
+
+
+def rank_judges(
+    stats: list[tuple[str, ClusterStats]],
+    scorer: Any,
+    fields: tuple[str, ...],
+    headline: MetricSpec,
+    n_boot: int,
+    seed: int,
+) -> list[Ranked]:
+    """Rank intervals and tie groups from one shared bootstrap over every judge's matrix."""
+    if not stats:
+        return []
+    widths = [s.matrix.shape[1] for _, s in stats]
+    sums = replicate_sums(np.hstack([s.matrix for _, s in stats]), n_boot, seed)
+    edges = np.cumsum([0, *widths])
+    points, reps = [], []
+    for (_, s), start, stop in zip(stats, edges[:-1], edges[1:], strict=True):
+        g = s.groups.index(OVERALL)
+        points.append(_key(headline, s.metrics(scorer, fields, s.matrix.sum(axis=0)), g))
+        reps.append(_key(headline, s.metrics(scorer, fields, sums[:, start:stop]), g))
+    point = np.array(points, dtype=float)
+    keep = np.flatnonzero(~np.isnan(point))  # an undefined headline (e.g. constant) is unranked
+    if len(keep) == 0:
+        return []
+    point = point[keep]
+    rep = np.column_stack([reps[i] for i in keep])  # (B, judges): lower key = better
+    rep = np.where(np.isnan(rep), np.inf, rep)  # undefined in a replicate: last there
+    better = (rep[:, None, :] < rep[:, :, None]).sum(axis=2)  # (B, judge): judges strictly better
+    low = np.percentile(better + 1, RANK_PERCENTILES[0], axis=0, method="lower")
+    high = np.percentile(better + 1, RANK_PERCENTILES[1], axis=0, method="higher")
+    order = np.argsort(point, kind="stable")
+    groups = np.zeros(len(keep), dtype=int)
+    group, leader = 0, None
+    for j in order:
+        if leader is None or _significant(rep[:, leader], rep[:, j]):
+            group, leader = group + 1, j
+        groups[j] = group
+    out = []
+    for j, i in enumerate(keep):
+        s = stats[i][1]
+        value = s.metrics(scorer, fields, s.matrix.sum(axis=0))[headline.key][
+            s.groups.index(OVERALL)
+        ]
+        out.append(
+            Ranked(
+                submission_id=stats[i][0],
+                value=float(value),
+                rank=int(1 + (point < point[j]).sum()),
+                rank_low=int(low[j]),
+                rank_high=int(high[j]),
+                group=int(groups[j]),
+            )
+        )
+    return sorted(out, key=lambda r: (r.rank, r.submission_id))
+
+
+def _significant(a: np.ndarray, b: np.ndarray) -> bool:
+    diff = (a - b)[:, None]
+    finite = np.isfinite(diff)
+    if not finite.any():
+        return False
+    _, _, p, _ = paired_differences(np.where(finite, diff, np.nan))
+    return bool(p[0] < ALPHA)
+
+
+def _key(headline: MetricSpec, metrics: dict[str, np.ndarray], g: int) -> np.ndarray:
+    """The headline as a sort key where lower is better (NaN = undefined)."""
+    value = np.asarray(metrics[headline.key])[..., g]
+    if headline.direction == "higher":
+        return -value
+    if headline.direction == "lower":
+        return value
+    if headline.direction == "closer to zero":
+        return np.abs(value)
+    return np.abs(value - np.asarray(metrics[headline.reference or ""])[..., g])
+
+
+def _headline_field(scorer: Any, headline: MetricSpec) -> str:
+    for field in scorer.SCORED_FIELDS:
+        if headline.key in scorer.metric_names((field,)):
+            return field
+    raise MathJudgeError(f"headline metric {headline.key!r} comes from no single scored field")
+
+
+def _common_bootstrap(submissions: list[dict[str, Any]], scorer: Any) -> dict[str, int]:
+    """The B and seed the judges were scored with (the scorer's defaults when they differ)."""
+    seen = {(s["bootstrap"].get("B"), s["bootstrap"].get("seed")) for s in submissions}
+    if len(seen) == 1:
+        ((n_boot, seed),) = seen
+        if isinstance(n_boot, int) and isinstance(seed, int):
+            return {"B": n_boot, "seed": seed}
+    return {"B": 1000, "seed": int(scorer.DEFAULT_SEED)}
+
+
+def _prediction_table(
+    con: duckdb.DuckDBPyConnection, sid: str, field: str, scorer: Any
+) -> pa.Table | None:
+    """The judge's stored per-item values of `field`, typed as the engine scored them."""
+    values = results_store.load_predictions(con, sid).get(field)
+    if not values:
+        return None
+    items = sorted(values)
+    column = pa.array([values[i] for i in items], pa.float64())
+    if pa.types.is_boolean(scorer.Prediction.arrow_types[field]):
+        column = column.cast(pa.bool_())
+    return pa.table({"item_id": pa.array(items, pa.string()), field: column})
+
+
+def _as_json(r: Ranked) -> dict[str, Any]:
+    return {
+        "value": r.value,
+        "rank": r.rank,
+        "rank_low": r.rank_low,
+        "rank_high": r.rank_high,
+        "group": r.group,
+    }

@@ -1,0 +1,226 @@
+"""The published site's data: rank intervals and tie groups, item explorer data, downloads
+(CSV formula guard, overview), dataset pages and immutable releases, on the real StepMathBench.
+
+Rank checks are tied to independent facts: the stored scores (the rank's value must be the
+published headline), `mathjudge compare` (a group split must be a significant paired
+difference there), and hand-counted disagreements from the raw upstream rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate import store as results_store
+from mathjudge.evaluate.compare import compare
+from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.leaderboard import build_site
+from mathjudge.leaderboard.pages import judge_page
+
+B = 200
+FORMULA_JUDGE = '=HYPERLINK("http://x","y")'
+MINUS_JUDGE = "-1+2"
+
+
+def _judges(gold: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    rng = random.Random(11)
+
+    def clip(x: float) -> float:
+        return float(min(10, max(0, x)))
+
+    exact = [{"item_id": r["uid"], "score": float(r["gold_score"])} for r in gold]
+    return {
+        "exact judge": exact,
+        "exact twin": [dict(r) for r in exact],  # identical predictions: must tie
+        "noisy judge": [
+            {"item_id": r["uid"], "score": clip(r["gold_score"] + rng.choice((-3, 0, 3)))}
+            for r in gold
+        ],
+        FORMULA_JUDGE: [{"item_id": r["uid"], "score": float(rng.randint(0, 10))} for r in gold],
+        MINUS_JUDGE: [
+            {"item_id": r["uid"], "score": clip(r["gold_score"] + rng.choice((-1, 0, 1)))}
+            for r in gold[:700]
+        ],
+    }
+
+
+@pytest.fixture(scope="module")
+def site(
+    tmp_path_factory: pytest.TempPathFactory,
+    stepmath_rows: list[dict[str, Any]],
+    datasets_dir: Path,
+) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("site")
+    store = tmp / "results.duckdb"
+    for n, (judge, rows) in enumerate(_judges(stepmath_rows).items()):
+        preds = tmp / f"preds-{n}.jsonl"
+        preds.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        result = evaluate_file(
+            "stepmathbench",
+            preds,
+            judge,
+            datasets_dir=datasets_dir,
+            n_boot=B,
+            allow_partial=len(rows) < 1000,
+        )
+        results_store.save(store, result)
+    out = tmp / "site"
+    build_site(store, out, datasets=datasets_dir, release="r1")
+    doc = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    (bench,) = [b for b in doc["benchmarks"] if b["name"] == "stepmathbench"]
+    ids = {s["judge"]: s["id"] for s in bench["submissions"]}
+    return {"store": store, "out": out, "doc": doc, "bench": bench, "ids": ids, "tmp": tmp}
+
+
+def _ranks(site: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    ranked = site["bench"]["ranks"]
+    assert ranked["status"] == "ranked"
+    return {j: ranked["judges"][sid] for j, sid in site["ids"].items() if sid in ranked["judges"]}
+
+
+def test_rank_value_is_the_published_headline(site: dict[str, Any]) -> None:
+    con = duckdb.connect(str(site["store"]), read_only=True)
+    try:
+        stored = dict(
+            con.execute(
+                """SELECT sub.judge, s.value FROM scores s JOIN submissions sub
+                   ON s.submission_id = sub.id
+                   WHERE s.scope = 'overall' AND s.metric = 'corr'"""
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    ranks = _ranks(site)
+    assert set(ranks) == set(stored)
+    for judge, entry in ranks.items():
+        assert entry["value"] == pytest.approx(stored[judge], abs=1e-12)
+    assert site["bench"]["ranks"]["bootstrap"] == {
+        "B": B,
+        "seed": 2,
+        "unit": "problem_id",
+        "alpha": 0.05,
+    }
+
+
+def test_identical_judges_tie_and_clear_gaps_separate(site: dict[str, Any]) -> None:
+    ranks = _ranks(site)
+    exact, twin = ranks["exact judge"], ranks["exact twin"]
+    # Perfect predictions: corr = 1 in every replicate, for both; competition rank 1 always.
+    assert exact["value"] == pytest.approx(1.0)
+    assert (exact["rank_low"], exact["rank_high"], exact["group"]) == (1, 1, 1)
+    assert (twin["rank_low"], twin["rank_high"], twin["group"]) == (1, 1, 1)
+    # A random 0-10 score is worst by far: ranked last (5th of 5) in every replicate.
+    rand = ranks[FORMULA_JUDGE]
+    assert (rand["rank"], rand["rank_low"], rand["rank_high"]) == (5, 5, 5)
+    order = sorted(ranks.values(), key=lambda r: r["rank"])
+    assert [r["group"] for r in order] == sorted(r["group"] for r in order)  # groups in rank order
+    for entry in ranks.values():
+        assert entry["rank_low"] <= entry["rank"] <= entry["rank_high"]
+
+
+def test_group_splits_agree_with_compare(site: dict[str, Any], datasets_dir: Path) -> None:
+    """Ranking's noisy-vs-best decision matches the paired test of `mathjudge compare`."""
+    ranks = _ranks(site)
+    result = compare(
+        "stepmathbench",
+        "exact judge",
+        "noisy judge",
+        store=site["store"],
+        datasets_dir=datasets_dir,
+        n_boot=B,
+    )
+    (row,) = [r for r in result.rows if (r.scope, r.subset, r.metric) == ("overall", "all", "corr")]
+    significant = row.p_value is not None and row.p_value < 0.05
+    assert significant == (ranks["noisy judge"]["group"] != ranks["exact judge"]["group"])
+
+
+def test_explorer_data_matches_hand_counted_disagreements(
+    site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
+) -> None:
+    gold = {r["uid"]: r["gold_score"] for r in stepmath_rows}
+    table = pq.read_table(site["out"] / "data" / "stepmathbench_predictions.parquet")
+    rows = [r for r in table.to_pylist() if r["judge"] == "noisy judge"]
+    assert len(rows) == 1000
+    rng = random.Random(11)  # replay the noisy judge's choices
+    expected = 0
+    for r in stepmath_rows:
+        score = min(10, max(0, r["gold_score"] + rng.choice((-3, 0, 3))))
+        expected += score != r["gold_score"]
+    assert sum(not r["agrees"] for r in rows) == expected
+    assert all(r["gold"] == gold[r["item_id"]] for r in rows)
+    partial = [r for r in table.to_pylist() if r["judge"] == MINUS_JUDGE]
+    assert len(partial) == 700
+    page = (site["out"] / judge_page("reproduced", "noisy judge")).read_text(encoding="utf-8")
+    assert f"{expected} of\n    1000 disagree" in page
+    assert page.count('data-disagree="1"') == expected
+
+
+def test_csv_neutralises_formulas_but_keeps_numbers(site: dict[str, Any]) -> None:
+    for name in ("stepmathbench_scores.csv", "overview.csv"):
+        with (site["out"] / "data" / name).open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        judges = {r["judge"] for r in rows}
+        assert "'" + FORMULA_JUDGE in judges and "'" + MINUS_JUDGE in judges
+        assert not any(j.startswith(("=", "+", "-", "@")) for j in judges)
+        values = [float(r["value"]) for r in rows if r["value"]]
+        assert any(v < 0 for v in values) or name == "overview.csv"  # negatives stay numbers
+    # JSON keeps the name as submitted; escaping is the renderer's job.
+    data = json.loads((site["out"] / "data" / "overview.json").read_text(encoding="utf-8"))
+    assert FORMULA_JUDGE in {r["judge"] for r in data["rows"]}
+
+
+def test_overview_download_has_every_judge_with_its_rank(site: dict[str, Any]) -> None:
+    data = json.loads((site["out"] / "data" / "overview.json").read_text(encoding="utf-8"))
+    rows = {r["judge"]: r for r in data["rows"] if r["benchmark"] == "stepmathbench"}
+    ranks = _ranks(site)
+    assert set(rows) == set(site["ids"])
+    for judge, row in rows.items():
+        assert row["metric"] == "corr"
+        assert row["rank_low"] == ranks[judge]["rank_low"]
+        assert row["tie_group"] == ranks[judge]["group"]
+    assert rows[MINUS_JUDGE]["partial"] is True and rows[MINUS_JUDGE]["coverage"] == 0.7
+
+
+def test_dataset_page_from_card_and_manifest(site: dict[str, Any], datasets_dir: Path) -> None:
+    manifest = json.loads((datasets_dir / "stepmathbench" / "manifest.json").read_text())
+    page = (site["out"] / "datasets" / "stepmathbench.html").read_text(encoding="utf-8")
+    assert manifest["content_hash"] in page
+    for entry in manifest["files"]:
+        assert entry["sha256"] in page and f">{entry['rows']}<" in page
+    assert 'load_dataset("datasets/stepmathbench", "solutions", split="test")' in page.replace(
+        "&#34;", '"'
+    )
+    assert "read_parquet" in page
+
+
+def test_release_is_immutable(site: dict[str, Any], datasets_dir: Path) -> None:
+    out = site["out"]
+    frozen = {
+        p.relative_to(out / "releases" / "r1"): p.read_bytes()
+        for p in (out / "releases" / "r1").rglob("*")
+        if p.is_file()
+    }
+    assert (out / "releases" / "r1" / "index.html").is_file()
+    assert 'href="releases/r1/index.html"' in (out / "index.html").read_text(encoding="utf-8")
+    with pytest.raises(MathJudgeError, match="already exists"):
+        build_site(site["store"], out, datasets=datasets_dir, release="r1")
+    with pytest.raises(MathJudgeError, match="--release"):
+        build_site(site["store"], out, datasets=datasets_dir, release="../escape")
+    build_site(site["store"], out, datasets=datasets_dir, release="r2")
+    build_site(site["store"], out, datasets=datasets_dir)  # a plain rebuild keeps releases
+    after = {
+        p.relative_to(out / "releases" / "r1"): p.read_bytes()
+        for p in (out / "releases" / "r1").rglob("*")
+        if p.is_file()
+    }
+    assert after == frozen
+    assert (out / "releases" / "r2" / "index.html").is_file()
+    assert "releases/" not in (out / "releases" / "r2" / "index.html").read_text("utf-8")
