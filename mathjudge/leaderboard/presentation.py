@@ -549,6 +549,40 @@ EXPERTMATH = BenchmarkPresentation(
     plots=(PlotSpec("scope_bars", "AUC on originals and on variants", "problem_kind", ("auc",)),),
 )
 
+
+def _verification_group(level: str, title: str) -> MetricGroup:
+    what = "steps" if level == "step" else "proofs"
+    return MetricGroup(
+        title,
+        (
+            _ranking(
+                f"{level}_balanced_f1",
+                "Balanced F1",
+                f"2·TPR·TNR/(TPR+TNR) over {what}, incorrect = positive, ×100.",
+            ),
+            _ranking(
+                f"{level}_precision", "Precision", f"Flagged {what} that are incorrect, ×100."
+            ),
+            _ranking(f"{level}_recall", "Recall", f"Incorrect {what} that are flagged, ×100."),
+            _ranking(f"{level}_tnr", "TNR", f"Correct {what} left unflagged, ×100."),
+        ),
+    )
+
+
+HARD2VERIFY = BenchmarkPresentation(
+    name="hard2verify",
+    display_name="Hard2Verify",
+    summary=(
+        "Step-level verification of frontier-model proofs: the judge marks every step correct or "
+        "not, against human step labels (Hard2Verify, arXiv:2510.13744). A proof counts as "
+        "incorrect when any step is. Runs are combined by a pessimistic union. Built locally "
+        "from a user-decrypted copy only; never redistributed."
+    ),
+    headline="step_balanced_f1",
+    groups=(_verification_group("step", "Steps"), _verification_group("proof", "Proofs")),
+    scopes=(ScopeSpec("k", "By number of runs pooled", "First {} runs"),),
+)
+
 PRESENTATIONS: dict[str, BenchmarkPresentation] = {
     p.name: p
     for p in (
@@ -559,6 +593,7 @@ PRESENTATIONS: dict[str, BenchmarkPresentation] = {
         OPC,
         ARXIVMATHGRADINGBENCH,
         EXPERTMATH,
+        HARD2VERIFY,
     )
 }
 
