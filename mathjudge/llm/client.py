@@ -273,9 +273,15 @@ class LlmClient:
         return self._slots
 
     def _usage(self, response: Any) -> Usage:
+        """Tokens, and the price litellm already worked out for this response (its cost map;
+        None when the map lacks the model), so no second cost lookup is paid per call."""
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        hidden = getattr(response, "_hidden_params", None) or {}
+        if "response_cost" in hidden:
+            cost = hidden["response_cost"]
+            return Usage(prompt, completion, None if cost is None else float(cost))
         try:
             costs = litellm.cost_per_token(
                 model=self.model, prompt_tokens=prompt, completion_tokens=completion
