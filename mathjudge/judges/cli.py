@@ -12,6 +12,7 @@ from mathjudge import registry
 from mathjudge.config import cache_dir, default_datasets_dir
 from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.proof_grader import CONTEXTS
+from mathjudge.judges.step_agent import MODULES
 from mathjudge.progress import progress_bar
 
 API_BASE_ENV = "MATHJUDGE_LLM_API_BASE"
@@ -94,6 +95,13 @@ def judge_list() -> None:
     help="proof-grader on opc: lowest grade counted as a correct proof (default 6).",
 )
 @click.option(
+    "--module",
+    "modules",
+    multiple=True,
+    type=click.Choice(sorted(MODULES)),
+    help="step-agent: add an optional check (repeatable).",
+)
+@click.option(
     "--datasets",
     "datasets_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -117,6 +125,7 @@ def judge_run(
     attempts: int,
     context: str | None,
     threshold: int | None,
+    modules: tuple[str, ...],
     datasets_dir: Path,
     quiet: bool,
 ) -> None:
@@ -124,7 +133,8 @@ def judge_run(
     from mathjudge.judges.runner import dataset_rows, default_out, run_judge, write_outputs
     from mathjudge.llm import LlmClient
 
-    judge_ = make(judge_name, {"context": context, "threshold": threshold})
+    options = {"context": context, "threshold": threshold, "modules": modules}
+    judge_ = make(judge_name, options)
     if judge_.uses_model and not model:
         raise click.UsageError(f"judge {judge_name!r} needs --model")
     if not judge_.uses_model and model:
