@@ -10,6 +10,7 @@ final answer cannot be found is a failure (inconclusive on μ-MATH), not a wrong
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import Any, ClassVar
@@ -18,10 +19,10 @@ from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, veri
 
 from mathjudge.judges.base import Ask, Fields, JudgeFailure
 from mathjudge.judges.cases import Case, Target
-from mathjudge.judges.rule_em import extract_final_answer
+from mathjudge.judges.rule_em import extract_final_answer, safe_to_parse
 
 # Seconds math-verify may spend on one parse or comparison (SIGALRM: main thread only).
-_TIMEOUT_S = 3
+_TIMEOUT_S = 2
 _CONFIG = (LatexExtractionConfig(), ExprExtractionConfig())
 _ANSWER_LINE = re.compile(r"(?:final\s+)?answer\s*[*_]*\s*(?:is)?\s*[:：]\s*[*_]*\s*(.+)", re.I)
 _INLINE_MATH = re.compile(r"\$([^$]+)\$")
@@ -54,13 +55,30 @@ def equivalent(predicted: str, golden: str) -> bool:
         return True
     if "=" in predicted and "=" not in golden:
         predicted = _value(predicted)
-    timeout = _TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
+    if not (safe_to_parse(golden.strip("$ ")) and safe_to_parse(predicted.strip("$ "))):
+        return False  # a numeric power tower or huge factorial: sympy would never finish
+    gold, pred = _parsed(golden), _parsed(predicted)
+    if not gold or not pred:
+        return False
     try:
-        gold = parse(_as_math(golden), extraction_config=_CONFIG, parsing_timeout=timeout)
-        pred = parse(_as_math(predicted), extraction_config=_CONFIG, parsing_timeout=timeout)
-        return bool(gold and pred and verify(gold, pred, timeout_seconds=timeout))
+        return bool(verify(list(gold), list(pred), timeout_seconds=_timeout()))
     except Exception:  # math-verify raises many types on odd input; that is "not shown equal"
         return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[Any, ...]:
+    """math-verify's parse, () when it fails or times out; cached because one golden answer
+    is compared with every solution of its problem (and a slow one would time out each time)."""
+    try:
+        return tuple(parse(_as_math(text), extraction_config=_CONFIG, parsing_timeout=_timeout()))
+    except Exception:  # as in `equivalent`
+        return ()
+
+
+def _timeout() -> int | None:
+    """math-verify's timeouts use SIGALRM, which works in the main thread only."""
+    return _TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
 
 
 def _as_math(text: str) -> str:
