@@ -22,6 +22,7 @@ from mathjudge.evaluate.store import save
 from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
+from mathjudge.judges.pf_bv import PfBv, parse_modules
 from mathjudge.judges.runner import run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
 from mathjudge.leaderboard.render import build_site
@@ -65,9 +66,28 @@ def client(stub: OpenAIStub) -> LlmClient:
     return LlmClient("openai/stub", cache_dir=None, api_base=stub.api_base, api_key="k", retry=FAST)
 
 
+TWO_MODULES = """MODULE 1
+Premises: n is a positive integer.
+Conclusion: n(n+1) is even.
+Uses: none
+Proof: One of two consecutive integers is even.
+END MODULE
+MODULE 2
+Premises: n is a positive integer.
+Conclusion: the claim holds.
+Uses: 1
+Proof: By module 1 the product is even, which is the claim.
+END MODULE
+MODULES: 2"""
+
+
 def any_judge(body: dict[str, Any]) -> StubReply:
     """Answers whichever prompt arrives in the form that prompt asks for."""
     text = body["messages"][-1]["content"]
+    if "MODULES: <number of modules>" in text:
+        return StubReply(content=TWO_MODULES)
+    if "VERDICT: invalid" in text:
+        return StubReply(content="It holds.\nVERDICT: valid")
     if "STEPS: <number of steps>" in text:
         return StubReply(content="[1] set up\n[2] compute\n[3] conclude\nSTEPS: 3")
     if "LABELS: 1:correct" in text:
@@ -92,7 +112,7 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
     rows = rows_of(datasets, bench)[:8]
     with OpenAIStub(script=any_judge) as stub:
         run = run_judge(judge, bench, rows, client=client(stub) if judge.uses_model else None)
-        calls_per_item = {"mumath-cot": 2, "step-agent": 2}.get(name, 1)
+        calls_per_item = {"mumath-cot": 2, "step-agent": 2, "pf-bv": 4}.get(name, 1)
         assert stub.count == (calls_per_item * len(rows) if judge.uses_model else 0)
     assert run.predictions and not [f for f in run.failures if judge.uses_model]
     expected_field = {"mumath": "verdict", "opc": "verdict"}.get(bench, "score")
@@ -233,3 +253,53 @@ def test_answer_equivalence_on_real_stepmathbench_calculation_items(datasets: Pa
     gold = {r["item_id"]: bool(r["gold_score_01"]) for r in calculation}
     accuracy = sum(answered[i] == gold[i] for i in answered) / len(answered)
     assert agree >= 0.8 and accuracy >= 0.7, (agree, accuracy)
+
+
+def test_pf_bv_modules_are_verified_apart_and_runs_united(datasets: Path) -> None:
+    """Module 2 is checked with module 1's conclusion as a given fact but without its proof;
+    an error found in one run only makes the combined verdict incorrect."""
+    rows = rows_of(datasets, "opc")[:2]
+    seen: dict[str, int] = {}
+
+    def script(body: dict[str, Any]) -> StubReply:
+        text = body["messages"][-1]["content"]
+        if "VERDICT: invalid" in text and "the claim holds" in text:
+            # The first item's module 2 is found invalid in its second run only.
+            key = "second" if rows[0]["problem"] in text else "other"
+            seen[key] = seen.get(key, 0) + 1
+            if key == "second" and seen[key] == 2:
+                return StubReply(content="The step is unjustified.\nVERDICT: invalid")
+        if "## Module checks" in text:
+            bad = "INVALID. The step is unjustified." in text
+            return StubReply(content=f"VERDICT: {'incorrect' if bad else 'correct'}")
+        return any_judge(body)
+
+    with OpenAIStub(script=script) as stub:
+        run = run_judge(PfBv(), "opc", rows, client=client(stub), runs=2)
+        verify = [
+            b["messages"][0]["content"]
+            for b in stub.bodies
+            if "Claimed conclusion" in b["messages"][0]["content"]
+        ]
+        assert stub.count == 2 * 2 * 4
+    module2 = next(t for t in verify if "Claimed conclusion: the claim holds." in t)
+    assert "- n(n+1) is even." in module2  # module 1's conclusion, as a fact
+    assert "One of two consecutive integers is even" not in module2  # not its proof
+    assert run.predictions == [
+        {"item_id": rows[0]["item_id"], "verdict": False},
+        {"item_id": rows[1]["item_id"], "verdict": True},
+    ]
+    assert run.details[0]["run_verdicts"] == [True, False]
+
+
+def test_pf_bv_module_parser_is_strict() -> None:
+    modules = parse_modules(TWO_MODULES)
+    assert [(m.number, m.uses) for m in modules] == [(1, ()), (2, (1,))]
+    for bad, reason in (
+        (TWO_MODULES.replace("Uses: 1", "Uses: 2"), "'Uses:' must list earlier modules"),
+        (TWO_MODULES.replace("MODULES: 2", "MODULES: 3"), "but 2 module blocks"),
+        (TWO_MODULES.replace("MODULE 2\n", "MODULE 3\n"), "MODULE 3 is out of order"),
+        ("MODULES: 1", "no 'MODULE 1 ... END MODULE' blocks"),
+    ):
+        with pytest.raises(AnswerError, match=re.escape(reason)):
+            parse_modules(bad)

@@ -10,6 +10,7 @@ from mathjudge.judges.answer_equivalence import AnswerEquivalence
 from mathjudge.judges.base import Judge
 from mathjudge.judges.direct import DirectJudge
 from mathjudge.judges.mumath_cot import MumathCot
+from mathjudge.judges.pf_bv import PfBv
 from mathjudge.judges.proof_grader import ProofGrader
 from mathjudge.judges.step_agent import StepAgent
 
@@ -19,6 +20,7 @@ JUDGES: dict[str, Callable[..., Judge]] = {
     MumathCot.name: MumathCot,
     AnswerEquivalence.name: AnswerEquivalence,
     StepAgent.name: StepAgent,
+    PfBv.name: PfBv,
 }
 # Which option belongs to which judge; any other option given to a judge is a usage error.
 OPTIONS: dict[str, tuple[str, ...]] = {

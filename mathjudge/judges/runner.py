@@ -117,21 +117,24 @@ def run_judge(
     every = [case(benchmark, row) for row in rows]
     cases = [c for c in every if judge.applies(c)]
 
-    async def one(index: int, run: int) -> tuple[dict[str, Any] | None, str | None]:
+    async def one(index: int, run: int | None) -> Outcome:
         c = cases[index]
-        ask = Ask(client, c.item_id, run, attempts) if client is not None else None
+        ask = Ask(client, c.item_id, run or 0, attempts) if client is not None else None
         try:
             return await judge.judge(c, goal, ask), None
         except JudgeFailure as exc:
             return None, str(exc)
 
-    pairs = [(i, r) for i in range(len(cases)) for r in range(runs)]
+    pairs: list[tuple[int, int | None]] = [(i, r) for i in range(len(cases)) for r in range(runs)]
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
+    combine = getattr(judge, "combine_runs", None)
+    if combine is not None and runs > 1:
+        pairs, outcomes = _combined(pairs, outcomes, runs, combine)
 
     predictions, failures, details = [], [], []
     for (index, run), (fields, reason) in zip(pairs, outcomes, strict=True):
         head: dict[str, Any] = {"item_id": cases[index].item_id}
-        if runs > 1:
+        if runs > 1 and run is not None:
             head["run"] = run
         if fields is None:
             written = goal.inconclusive_allowed
@@ -157,6 +160,29 @@ def run_judge(
         stats=client.stats if client is not None else LlmStats(),
         params=dict(client.params) if client is not None else {},
     )
+
+
+Outcome = tuple[dict[str, Any] | None, str | None]  # (fields, failure reason)
+
+
+def _combined(
+    pairs: list[tuple[int, int | None]],
+    outcomes: list[Outcome],
+    runs: int,
+    combine: Any,
+) -> tuple[list[tuple[int, int | None]], list[Outcome]]:
+    """One outcome per item for judges that combine their own runs (`combine_runs`)."""
+    merged_pairs: list[tuple[int, int | None]] = []
+    merged: list[Outcome] = []
+    for start in range(0, len(pairs), runs):
+        group = outcomes[start : start + runs]
+        merged_pairs.append((pairs[start][0], None))
+        try:
+            merged.append((combine([fields for fields, _ in group]), None))
+        except JudgeFailure as exc:
+            reasons = "; ".join(f"run {r}: {why}" for r, (_, why) in enumerate(group) if why)
+            merged.append((None, f"{exc} ({reasons})"))
+    return merged_pairs, merged
 
 
 @dataclass(frozen=True)
