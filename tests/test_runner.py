@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -388,3 +389,24 @@ def test_evaluated_ensemble_records_meta_in_store(datasets: Path, tmp_path: Path
         by_problem.setdefault(r["problem_id"], []).append(grades[r["item_id"]] - r["expert_score"])
     expected_bias = sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem)
     assert overall["bias"] == pytest.approx(expected_bias)
+
+
+def test_cli_limit_and_rule_judge_write_partial_files_that_evaluate(
+    datasets: Path, tmp_path: Path
+) -> None:
+    """A --limit run is partial; so is a judge that answers only some items. The command the
+    run prints next evaluates the file as it is."""
+    out = tmp_path / "ae.jsonl"
+    args = ["judge", "run", "answer-equivalence", "mumath", "--limit", "5", "--quiet"]
+    result = CliRunner().invoke(main, [*args, "--datasets", str(datasets), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    meta = read_meta(sidecar(out, "meta"))
+    assert meta["partial"] is True and meta["limit"] == 5 and meta["model"] is None
+    assert meta["counts"]["predictions"] == 5 and meta["cost_usd"] == 0.0
+    assert meta["dataset"]["content_hash"]
+    hint = result.output.split("next: mathjudge ", 1)[1].strip()
+    assert hint.endswith("--allow-partial")
+    store = ["--store", str(tmp_path / "s.duckdb"), "--bootstrap", "5", "--quiet"]
+    evaluated = CliRunner().invoke(main, [*shlex.split(hint), "--datasets", str(datasets), *store])
+    assert evaluated.exit_code == 0, evaluated.output
+    assert "coverage 31.2% (PARTIAL)" in evaluated.output  # 5 of 16

@@ -139,7 +139,7 @@ def judge_run(
         raise click.UsageError(f"judge {judge_name!r} needs --model")
     if not judge_.uses_model and model:
         raise click.UsageError(f"judge {judge_name!r} uses no model; drop --model")
-    dataset, rows = dataset_rows(benchmark, datasets_dir, limit=limit)
+    dataset, rows, total = dataset_rows(benchmark, datasets_dir, limit=limit)
     client = None
     if judge_.uses_model:
         assert model is not None
@@ -167,13 +167,14 @@ def judge_run(
         "dataset": {"version": dataset.version, "content_hash": dataset.content_hash},
         "api_base": client.api_base if client else None,
         "limit": limit,
+        "partial": result.partial or len(rows) < total,
     }
     paths = write_outputs(result, out, extra_meta=extra)
     click.echo(result.summary())
     click.echo(f"wrote {paths.predictions} and {paths.meta}")
     if paths.failures:
         click.echo(f"failures: {paths.failures}")
-    partial = " --allow-partial" if result.partial else ""
+    partial = " --allow-partial" if extra["partial"] else ""
     click.echo(
         f"next: mathjudge evaluate {benchmark} {paths.predictions} --judge '{judge_name} "
         f"({model or 'rules'})' --meta {paths.meta}{partial}"

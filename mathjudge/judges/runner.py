@@ -59,9 +59,10 @@ class JudgeRun:
 
     @property
     def partial(self) -> bool:
-        """True when some item has no row at all (the file needs `--allow-partial`)."""
+        """True when some item given has no row at all, because it failed or the judge is not
+        defined for it (the file then needs `--allow-partial`)."""
         answered = {p["item_id"] for p in self.predictions}
-        return len(answered) < self.items
+        return len(answered) < self.items + self.not_applicable
 
     def counts(self) -> dict[str, int]:
         return {
@@ -269,13 +270,15 @@ def default_out(benchmark: str, judge: str, model: str | None) -> Path:
 
 def dataset_rows(
     benchmark: str, datasets_dir: Path, *, limit: int | None = None
-) -> tuple[BuiltDataset, list[dict[str, Any]]]:
-    """The built dataset and the rows a judge is scored on (the first `limit` of them)."""
+) -> tuple[BuiltDataset, list[dict[str, Any]], int]:
+    """The built dataset, the rows a judge is scored on (the first `limit` of them) and how
+    many rows there are in all."""
     import pyarrow.parquet as pq
 
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset_name, datasets_dir)
     table = pq.read_table(dataset.parquet(spec.items_config))
+    total = table.num_rows
     if limit is not None:
         table = table.slice(0, limit)
-    return dataset, table.to_pylist()
+    return dataset, table.to_pylist(), total
