@@ -410,3 +410,20 @@ def test_cli_limit_and_rule_judge_write_partial_files_that_evaluate(
     evaluated = CliRunner().invoke(main, [*shlex.split(hint), "--datasets", str(datasets), *store])
     assert evaluated.exit_code == 0, evaluated.output
     assert "coverage 31.2% (PARTIAL)" in evaluated.output  # 5 of 16
+
+
+def test_bad_credentials_stop_the_run_naming_the_item_and_write_nothing(
+    datasets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "x.jsonl"
+    with OpenAIStub(script=lambda _body: StubReply(status=401)) as stub:
+        monkeypatch.setenv("MATHJUDGE_LLM_API_BASE", stub.api_base)
+        monkeypatch.setenv("MATHJUDGE_LLM_API_KEY", "wrong")
+        args = ["judge", "run", "direct", "opc", "--model", "openai/stub", "--limit", "3"]
+        args += ["--datasets", str(datasets), "--cache", str(tmp_path / "c"), "--out", str(out)]
+        result = CliRunner().invoke(main, [*args, "--quiet", "--concurrency", "1"])
+        assert stub.count == 1  # not retried, and no further item asked
+    assert result.exit_code == 1
+    first = items(datasets, "opc", "judgments")[0]["item_id"]
+    assert f"error: item {first}: openai/stub: AuthenticationError" in result.output
+    assert not out.exists() and not sidecar(out, "meta").exists()
