@@ -1,6 +1,9 @@
 """What every reference judge is: a name, the benchmarks it writes, its prompt files, and an
 async `judge(case, ask)` that returns prediction fields or raises `JudgeFailure`.
 
+A judge that combines its own runs (e.g. a pessimistic union) also has
+`combine_runs(fields_per_run) -> fields`; the runner then writes one row per item.
+
 `Ask` is the judge's only way to a model: it binds one item and one run index to the shared
 `LlmClient`, so every call is bounded, retried, cached by content hash (the run index salts
 the key, so run k of an ensemble replays run k) and counted the same way.

@@ -90,7 +90,9 @@ class JudgeRun:
                 else ("left out (evaluate with --allow-partial)" if self.partial else "left out")
             )
             lines.append(f"{len(self.failures)} failure(s), {how}:")
-            lines += [f"  {f['item_id']} run {f['run']}: {f['reason']}" for f in self.failures[:5]]
+            for f in self.failures[:5]:
+                run = "" if f["run"] is None else f" run {f['run']}"
+                lines.append(f"  {f['item_id']}{run}: {f['reason']}")
             if len(self.failures) > 5:
                 lines.append(f"  ... and {len(self.failures) - 5} more in the failures file")
         return "\n".join(lines)
