@@ -264,7 +264,7 @@ def test_pf_bv_modules_are_verified_apart_and_runs_united(datasets: Path) -> Non
     def script(body: dict[str, Any]) -> StubReply:
         text = body["messages"][-1]["content"]
         if "VERDICT: invalid" in text and "the claim holds" in text:
-            # The first item's module 2 is found invalid in its second run only.
+            # The first item's module 2 is found invalid in one of its two runs only.
             key = "second" if rows[0]["problem"] in text else "other"
             seen[key] = seen.get(key, 0) + 1
             if key == "second" and seen[key] == 2:
@@ -289,7 +289,8 @@ def test_pf_bv_modules_are_verified_apart_and_runs_united(datasets: Path) -> Non
         {"item_id": rows[0]["item_id"], "verdict": False},
         {"item_id": rows[1]["item_id"], "verdict": True},
     ]
-    assert run.details[0]["run_verdicts"] == [True, False]
+    # Both runs send the same messages, so which run meets the error is up to timing.
+    assert sorted(run.details[0]["run_verdicts"]) == [False, True]
 
 
 def test_pf_bv_module_parser_is_strict() -> None:
