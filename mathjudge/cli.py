@@ -556,3 +556,8 @@ def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
     )
     assert report.site is not None
     click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")
+
+
+from mathjudge.judges.cli import judge  # noqa: E402  (the `judge` group lives with the judges)
+
+main.add_command(judge)

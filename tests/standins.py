@@ -131,6 +131,12 @@ class LocalServer:
 
 def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        # A server with `keep_alive` serves like production ones: persistent connections (every
+        # reply has a length) and no Nagle delay on small writes.
+        if getattr(server, "keep_alive", False):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             parts = urlsplit(self.path)
@@ -413,6 +419,8 @@ class OpenAIStub(LocalServer):
     JSON in `bodies` and the highest number of requests it was serving at once in
     `max_in_flight`; delays are served outside the lock, so concurrent requests really overlap.
     """
+
+    keep_alive = True
 
     def __init__(
         self, queue: list[StubReply | str] | None = None, script: Script | None = None

@@ -155,7 +155,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 4 dataset(s), evaluated 5 submission(s)" in proc.stdout
+    assert "built 4 dataset(s), evaluated 6 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
@@ -170,6 +170,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("expertmath", "Solution length", False, 1.0),  # on the shipped example package
         ("opc", "Constant (always incorrect)", False, 1.0),
         ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
+        ("stepmathbench", "Answer equivalence (math-verify)", True, 0.719),
         ("stepmathbench", "Constant (full marks)", False, 1.0),
         ("stepmathbench", "RuleEM (final-answer match)", True, 0.725),
     ]

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.judges import constant, opc_corpus, rule_em
+from mathjudge.judges.answer_equivalence import AnswerEquivalence
+from mathjudge.judges.runner import run_judge
 
 Rows = Iterable[Mapping[str, Any]]
 # (dataset rows, source mirror folder or None) -> predictions
@@ -16,6 +18,14 @@ JudgeFn = Callable[[Rows, Path | None], list[dict[str, Any]]]
 
 def _rows_only(judge: Callable[[Rows], list[dict[str, Any]]]) -> JudgeFn:
     return lambda rows, _source_dir: judge(rows)
+
+
+def _answer_equivalence(benchmark: str) -> JudgeFn:
+    """The rule-based judge through the judge runner (no model; failures become inconclusive
+    verdicts or missing rows, as in `mathjudge judge run`)."""
+    return lambda rows, _source_dir: (
+        run_judge(AnswerEquivalence(), benchmark, rows, client=None).predictions
+    )
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,19 @@ BASELINES: tuple[Baseline, ...] = (
         partial=True,
         description="The Open Proof Corpus's own LLM judgment of each proof, read as 'correct' "
         "when it lists no issues; 311 of the 434 proofs have one.",
+    ),
+    *(
+        Baseline(
+            key="answer-equivalence",
+            judge_name="Answer equivalence (math-verify)",
+            benchmark=benchmark,
+            judge=_answer_equivalence(benchmark),
+            partial=True,
+            description="Extracts the final answer and tests it against the golden answer with "
+            "math-verify as it comes (no benchmark-specific normalisation); items with a "
+            "final answer only (StepMathBench Calculation problems, all of μ-MATH).",
+        )
+        for benchmark in ("stepmathbench", "mumath")
     ),
     *(
         Baseline(

@@ -504,7 +504,7 @@ def _rename_bound_variables(expr: object) -> object:
 
 
 def _math_equal(pred: str, ref: str) -> bool:
-    if not _safe_to_parse(pred) or not _safe_to_parse(ref):
+    if not safe_to_parse(pred) or not safe_to_parse(ref):
         return False
     gold, target = _parsed(ref), _parsed(pred)
     if not gold or not target:
@@ -515,7 +515,7 @@ def _math_equal(pred: str, ref: str) -> bool:
         return False
 
 
-def _safe_to_parse(expr: str) -> bool:
+def safe_to_parse(expr: str) -> bool:
     if not expr or len(expr) > _MV_MAX_CHARS or _HUGE_FACTORIAL.search(expr):
         return False
     for i, ch in enumerate(expr):

@@ -187,7 +187,7 @@ class LlmClient:
         self, requests: Iterable[LlmRequest], *, progress: Progress | None = None
     ) -> list[LlmReply]:
         """Answers in request order; `progress(1)` after each one."""
-        return await _gather((self.complete(r) for r in requests), progress)
+        return await gather_in_order((self.complete(r) for r in requests), progress)
 
     async def complete_parsed_many(
         self,
@@ -199,13 +199,13 @@ class LlmClient:
         """Parsed answers in job order; each request has its own parser (which may check the
         answer against the item, e.g. that a quoted label occurs in it)."""
         work = (self.complete_parsed(r, parse, attempts=attempts) for r, parse in jobs)
-        return await _gather(work, progress)
+        return await gather_in_order(work, progress)
 
     def run_batch(
         self, requests: Iterable[LlmRequest], *, progress: Progress | None = None
     ) -> list[LlmReply]:
         """`complete_many` for synchronous code (CLI): runs its own event loop."""
-        return _run(self.complete_many(requests, progress=progress))
+        return run_sync(self.complete_many(requests, progress=progress))
 
     def run_parsed_batch(
         self,
@@ -215,7 +215,7 @@ class LlmClient:
         progress: Progress | None = None,
     ) -> list[ParsedReply[T]]:
         """`complete_parsed_many` for synchronous code (CLI): runs its own event loop."""
-        return _run(self.complete_parsed_many(jobs, attempts=attempts, progress=progress))
+        return run_sync(self.complete_parsed_many(jobs, attempts=attempts, progress=progress))
 
     async def _complete(self, request: LlmRequest, messages: list[Message]) -> LlmReply:
         key = cache_key(model=self.model, messages=messages, params=self.params, run=request.run)
@@ -273,9 +273,15 @@ class LlmClient:
         return self._slots
 
     def _usage(self, response: Any) -> Usage:
+        """Tokens, and the price litellm already worked out for this response (its cost map;
+        None when the map lacks the model), so no second cost lookup is paid per call."""
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        hidden = getattr(response, "_hidden_params", None) or {}
+        if "response_cost" in hidden:
+            cost = hidden["response_cost"]
+            return Usage(prompt, completion, None if cost is None else float(cost))
         try:
             costs = litellm.cost_per_token(
                 model=self.model, prompt_tokens=prompt, completion_tokens=completion
@@ -299,7 +305,7 @@ def _check_model(model: str, api_base: str | None, api_key: str | None) -> None:
         )
 
 
-async def _gather(work: Iterable[Awaitable[R]], progress: Progress | None) -> list[R]:
+async def gather_in_order(work: Iterable[Awaitable[R]], progress: Progress | None) -> list[R]:
     """Runs all of `work` concurrently, in order; on an exception cancels the rest."""
 
     async def tick(item: Awaitable[R]) -> R:
@@ -318,7 +324,7 @@ async def _gather(work: Iterable[Awaitable[R]], progress: Progress | None) -> li
         raise
 
 
-def _run(work: Coroutine[Any, Any, R]) -> R:
+def run_sync(work: Coroutine[Any, Any, R]) -> R:
     """Runs `work` in a fresh event loop and lets litellm's background logging finish inside
     it, so no litellm task is left bound to a closed loop."""
 

@@ -1,0 +1,61 @@
+"""`direct`: the plain LLM-as-judge every paper compares against. One call per item: the
+problem, the solution and whatever reference the benchmark has; a score on the benchmark's
+scale or a correct / incorrect verdict."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from mathjudge.judges.base import Ask, Fields, user
+from mathjudge.judges.cases import Case, Target
+from mathjudge.judges.parsing import score_parser, verdict_parser
+from mathjudge.prompts import load_prompt
+
+SCORE_PROMPT = "judge_direct_score"
+VERDICT_PROMPT = "judge_direct_verdict"
+
+
+def reference_block(case: Case) -> str:
+    """The benchmark's reference material as prompt sections; empty when there is none."""
+    parts = []
+    if case.reference_answer:
+        parts.append(f"## Reference answer\n\n{case.reference_answer}")
+    if case.reference_solution:
+        parts.append(f"## Reference solution\n\n{case.reference_solution}")
+    if not parts:
+        return "No reference is available: judge the solution on its own merits."
+    return "The reference below is known to be correct.\n\n" + "\n\n".join(parts)
+
+
+class DirectJudge:
+    name: ClassVar[str] = "direct"
+    benchmarks: ClassVar[tuple[str, ...]] = (
+        "stepmathbench",
+        "proofbench",
+        "proofbench_bon",
+        "mumath",
+        "opc",
+    )
+    uses_model: ClassVar[bool] = True
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        return (SCORE_PROMPT, VERDICT_PROMPT)
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def applies(self, case: Case) -> bool:
+        return True
+
+    async def judge(self, case: Case, target: Target, ask: Ask | None) -> Fields:
+        assert ask is not None
+        values = {"problem": case.problem, "solution": case.solution}
+        values["reference"] = reference_block(case)
+        if target.output == "verdict":
+            text = load_prompt(VERDICT_PROMPT).fill(**values)
+            verdict = await ask(user(text), verdict_parser("correct", "incorrect"), step="verdict")
+            return {"verdict": verdict}
+        text = load_prompt(SCORE_PROMPT).fill(**values, max_score=str(target.max_score))
+        score = await ask(user(text), score_parser(target.max_score), step="score")
+        return {"score": float(score)}
