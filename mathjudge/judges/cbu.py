@@ -24,7 +24,6 @@ from mathjudge.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
 from mathjudge.judges.cases import Case, Question, Target
 from mathjudge.judges.cbu_answers import TIMEOUT_S, decide
-from mathjudge.judges.item_rows import OWN_QUESTION, VARIANTS
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import LlmRequest, final_field
 from mathjudge.prompts import load_prompt
@@ -57,8 +56,8 @@ class Cbu:
     def params(self) -> dict[str, Any]:
         return {
             "rollouts": self.rollouts,
-            "questions": f"{VARIANTS} of the original other than the candidate's own problem; "
-            f"else its {OWN_QUESTION}",
+            "questions": "the original's variants other than the candidate's own problem; "
+            "else its own question",
             "equivalence": f"math-verify (timeout {TIMEOUT_S}s), a model only when undecided",
             "unparseable_answer": "counted wrong after the repair attempts",
         }

@@ -20,9 +20,6 @@ import pyarrow.parquet as pq
 
 from mathjudge.evaluate.dataset import BuiltDataset
 
-OWN_QUESTION = "own question"
-VARIANTS = "variants"
-
 
 def judge_rows(
     benchmark: str, dataset: BuiltDataset, rows: list[dict[str, Any]]
@@ -40,8 +37,8 @@ def expertmath_rows(
     problems: list[Mapping[str, Any]],
     neighbourhoods: list[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Each candidate with `statement`, `consequences` (the questions, as mappings with
-    problem_id, statement, answer) and `consequence_rule` (VARIANTS or OWN_QUESTION)."""
+    """Each candidate with its problem's `statement` and its `consequences` (the questions, as
+    mappings with problem_id, statement, answer)."""
     by_id = {p["problem_id"]: p for p in problems}
     variants: dict[str, list[str]] = {}
     for link in sorted(neighbourhoods, key=lambda n: (n["original_id"], n["position"])):
@@ -50,12 +47,8 @@ def expertmath_rows(
     for row in candidates:
         own = row["problem_id"]
         ids = [v for v in variants.get(row["original_id"], []) if v != own]
-        rule = VARIANTS if ids else OWN_QUESTION
         questions = [_question(by_id[p]) for p in (ids or [own])]
-        statement = by_id[own]["statement"]
-        out.append(
-            {**row, "statement": statement, "consequences": questions, "consequence_rule": rule}
-        )
+        out.append({**row, "statement": by_id[own]["statement"], "consequences": questions})
     return out
 
 
