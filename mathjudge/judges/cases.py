@@ -10,8 +10,19 @@ from typing import Any, Literal
 
 from mathjudge.errors import MathJudgeError
 
-# What a benchmark's prediction is, which decides how a judge's answer is written.
-Output = Literal["score", "verdict"]
+# What a benchmark's prediction is, which decides how a judge's answer is written: a score
+# against a reference scale, a verdict, a reference-free 1..max rating (written as `score`), or
+# one 0/1 label per step of the benchmark's own segmentation.
+Output = Literal["score", "verdict", "rating", "step_labels"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question with a compact, checkable answer (an ExpertMath neighbourhood question)."""
+
+    problem_id: str
+    statement: str
+    answer: str
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,8 @@ class Case:
     marking_scheme: str | None = None
     problem_type: str | None = None  # StepMathBench: Calculation / Proof / Open-ended
     steps: tuple[str, ...] = ()  # the benchmark's own segmentation, when it has one
+    # ExpertMath: the questions a candidate's ideas should help answer (see judges.item_rows)
+    consequences: tuple[Question, ...] = ()
 
     @property
     def reference_answer(self) -> str | None:
@@ -40,6 +53,9 @@ class Target:
     output: Output
     max_score: int = 0
     inconclusive_allowed: bool = False  # a failed item may be written as verdict null
+    # The scorer unites runs itself (Hard2Verify's pessimistic union over k): every run is
+    # written as a `run` row, even by a judge that otherwise combines its runs.
+    scorer_combines_runs: bool = False
 
 
 TARGETS: dict[str, Target] = {
@@ -48,6 +64,8 @@ TARGETS: dict[str, Target] = {
     "proofbench_bon": Target("score", max_score=7),
     "mumath": Target("verdict", inconclusive_allowed=True),
     "opc": Target("verdict", inconclusive_allowed=True),
+    "expertmath": Target("rating", max_score=10),
+    "hard2verify": Target("step_labels", scorer_combines_runs=True),
 }
 
 
@@ -98,6 +116,26 @@ def case(benchmark: str, row: Mapping[str, Any]) -> Case:
             solution=row["proof"],
             reference_solution="\n\n---\n\n".join(solutions) or None,
             marking_scheme=_opc_scheme(row.get("grading_scheme") or []) or None,
+        )
+    if benchmark == "expertmath":
+        if "statement" not in row:
+            raise MathJudgeError(
+                f"expertmath item {row['item_id']}: the candidate row lacks its problem; read "
+                "the rows with judges.item_rows.judge_rows, which joins the problems"
+            )
+        return Case(
+            item_id=row["item_id"],
+            problem=row["statement"],
+            solution=row["solution"],
+            consequences=tuple(Question(**q) for q in row["consequences"]),
+        )
+    if benchmark == "hard2verify":
+        steps = tuple(row["steps"])
+        return Case(
+            item_id=row["item_id"],
+            problem=row["question"],
+            solution="\n\n".join(steps),
+            steps=steps,
         )
     target(benchmark)  # raises with the known names
     raise AssertionError(benchmark)

@@ -8,6 +8,7 @@ from typing import Any
 from mathjudge.errors import MathJudgeError
 from mathjudge.judges.answer_equivalence import AnswerEquivalence
 from mathjudge.judges.base import Judge
+from mathjudge.judges.cbu import Cbu
 from mathjudge.judges.direct import DirectJudge
 from mathjudge.judges.mumath_cot import MumathCot
 from mathjudge.judges.pf_bv import PfBv
@@ -21,11 +22,13 @@ JUDGES: dict[str, Callable[..., Judge]] = {
     AnswerEquivalence.name: AnswerEquivalence,
     StepAgent.name: StepAgent,
     PfBv.name: PfBv,
+    Cbu.name: Cbu,
 }
 # Which option belongs to which judge; any other option given to a judge is a usage error.
 OPTIONS: dict[str, tuple[str, ...]] = {
     ProofGrader.name: ("context", "threshold"),
     StepAgent.name: ("modules",),
+    Cbu.name: ("rollouts",),
 }
 
 _FLAGS = {"modules": "--module"}

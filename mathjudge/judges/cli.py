@@ -102,6 +102,11 @@ def judge_list() -> None:
     help="step-agent: add an optional check (repeatable).",
 )
 @click.option(
+    "--rollouts",
+    type=click.IntRange(min=1),
+    help="cbu: answers per neighbourhood question and candidate (default 4).",
+)
+@click.option(
     "--datasets",
     "datasets_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -126,6 +131,7 @@ def judge_run(
     context: str | None,
     threshold: int | None,
     modules: tuple[str, ...],
+    rollouts: int | None,
     datasets_dir: Path,
     quiet: bool,
 ) -> None:
@@ -133,7 +139,12 @@ def judge_run(
     from mathjudge.judges.runner import dataset_rows, default_out, run_judge, write_outputs
     from mathjudge.llm import LlmClient
 
-    options = {"context": context, "threshold": threshold, "modules": modules}
+    options = {
+        "context": context,
+        "threshold": threshold,
+        "modules": modules,
+        "rollouts": rollouts,
+    }
     judge_ = make(judge_name, options)
     if judge_.uses_model and not model:
         raise click.UsageError(f"judge {judge_name!r} needs --model")
@@ -169,8 +180,15 @@ def judge_run(
         "limit": limit,
         "partial": result.partial or len(rows) < total,
     }
+    report = getattr(judge_, "report", None)  # a judge's own tallies (e.g. cbu's answers)
+    if report is not None:
+        extra["judge_report"] = report(result.details)
     paths = write_outputs(result, out, extra_meta=extra)
     click.echo(result.summary())
+    if report is not None:
+        click.echo(
+            f"{judge_name}: " + ", ".join(f"{k} {v}" for k, v in extra["judge_report"].items())
+        )
     click.echo(f"wrote {paths.predictions} and {paths.meta}")
     if paths.failures:
         click.echo(f"failures: {paths.failures}")

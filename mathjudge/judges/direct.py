@@ -1,6 +1,11 @@
 """`direct`: the plain LLM-as-judge every paper compares against. One call per item: the
 problem, the solution and whatever reference the benchmark has; a score on the benchmark's
-scale or a correct / incorrect verdict."""
+scale or a correct / incorrect verdict.
+
+On ExpertMath it rates each candidate 1-10 without any reference (the setting is problems whose
+answer is unknown; only the Consequence-Based Utility judge uses the variants' answers); with
+`--runs K` the K ratings are `run` rows, averaged by `evaluate` and `compare` (runs-agg mean).
+On Hard2Verify it labels every step of the dataset's own segmentation 0/1 in one call."""
 
 from __future__ import annotations
 
@@ -8,11 +13,13 @@ from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, user
 from mathjudge.judges.cases import Case, Target
-from mathjudge.judges.parsing import score_parser, verdict_parser
+from mathjudge.judges.parsing import score_parser, step_labels_parser, verdict_parser
 from mathjudge.prompts import load_prompt
 
 SCORE_PROMPT = "judge_direct_score"
 VERDICT_PROMPT = "judge_direct_verdict"
+RATING_PROMPT = "judge_direct_rating"
+STEPS_PROMPT = "judge_direct_steps"
 
 
 def reference_block(case: Case) -> str:
@@ -27,6 +34,11 @@ def reference_block(case: Case) -> str:
     return "The reference below is known to be correct.\n\n" + "\n\n".join(parts)
 
 
+def numbered(steps: tuple[str, ...]) -> str:
+    """The benchmark's steps as `[1] ...` paragraphs, the numbers a judge's labels refer to."""
+    return "\n\n".join(f"[{i}] {step}" for i, step in enumerate(steps, start=1))
+
+
 class DirectJudge:
     name: ClassVar[str] = "direct"
     benchmarks: ClassVar[tuple[str, ...]] = (
@@ -35,12 +47,14 @@ class DirectJudge:
         "proofbench_bon",
         "mumath",
         "opc",
+        "expertmath",
+        "hard2verify",
     )
     uses_model: ClassVar[bool] = True
 
     @property
     def prompts(self) -> tuple[str, ...]:
-        return (SCORE_PROMPT, VERDICT_PROMPT)
+        return (SCORE_PROMPT, VERDICT_PROMPT, RATING_PROMPT, STEPS_PROMPT)
 
     def params(self) -> dict[str, Any]:
         return {}
@@ -50,6 +64,18 @@ class DirectJudge:
 
     async def judge(self, case: Case, target: Target, ask: Ask | None) -> Fields:
         assert ask is not None
+        if target.output == "rating":
+            text = load_prompt(RATING_PROMPT).fill(
+                problem=case.problem, solution=case.solution, max_score=str(target.max_score)
+            )
+            rating = await ask(user(text), score_parser(target.max_score, low=1), step="rating")
+            return {"score": float(rating)}
+        if target.output == "step_labels":
+            text = load_prompt(STEPS_PROMPT).fill(
+                problem=case.problem, steps=numbered(case.steps), n_steps=str(len(case.steps))
+            )
+            labels = await ask(user(text), step_labels_parser(len(case.steps)), step="labels")
+            return {"step_labels": labels}
         values = {"problem": case.problem, "solution": case.solution}
         values["reference"] = reference_block(case)
         if target.output == "verdict":

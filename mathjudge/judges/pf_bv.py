@@ -5,20 +5,28 @@ conclusions of the modules it uses as given; a calibration call reads the module
 errors and decides the benchmark's output (a verdict on OPC).
 
 With `--runs K` the runs are combined pessimistically, as a union of found errors: a proof is
-correct only if no run finds it incorrect. Paper-level error finding
-(ArxivMathGradingBench) needs the papers' text, which the built dataset does not carry, so it
-is not offered here.
+correct only if no run finds it incorrect.
+
+On Hard2Verify, whose responses come split into steps, the first call also says which steps
+each module rewrites (every step in at least one module); a step is labelled incorrect (0) when
+a module covering it is found invalid, and no calibration call is made. There the scorer
+unites the runs itself (for every k), so each run is written as a `run` row.
+
+Paper-level error finding (ArxivMathGradingBench) needs the papers' text, which the built
+dataset does not carry, so it is not offered here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
 from mathjudge.judges.cases import Case, Target
+from mathjudge.judges.direct import numbered
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import AnswerError, final_field
 from mathjudge.prompts import load_prompt
@@ -26,6 +34,9 @@ from mathjudge.prompts import load_prompt
 MODULES_PROMPT = "judge_pfbv_modules"
 VERIFY_PROMPT = "judge_pfbv_verify"
 CALIBRATE_PROMPT = "judge_pfbv_calibrate"
+STEP_MODULES_PROMPT = "judge_pfbv_modules_steps"
+_STEPS_LINE = re.compile(r"(MODULE\s+\d+[ \t]*\n)[ \t]*Steps:(.*?)\n")
+_STEP_RANGE = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
 _BLOCK = re.compile(
     r"MODULE\s+(\d+)\s*\n\s*Premises:(.*?)\n\s*Conclusion:(.*?)\n\s*Uses:(.*?)\n\s*Proof:(.*?)"
     r"\n\s*END MODULE",
@@ -70,6 +81,42 @@ def parse_modules(answer: str) -> list[Module]:
     return modules
 
 
+def step_modules_parser(n_steps: int) -> Callable[[str], list[tuple[Module, tuple[int, ...]]]]:
+    """Modules as `parse_modules` reads them, each with the steps it rewrites (`Steps: 1, 3-4`
+    right after its MODULE line); every step 1..n_steps must be covered."""
+
+    def parse(answer: str) -> list[tuple[Module, tuple[int, ...]]]:
+        listed: list[str] = []
+
+        def drop(match: re.Match[str]) -> str:
+            listed.append(match.group(2))
+            return match.group(1)
+
+        modules = parse_modules(_STEPS_LINE.sub(drop, answer))
+        if len(listed) != len(modules):
+            raise AnswerError("every module needs a 'Steps:' line right after its MODULE line")
+        covered = []
+        for module, text in zip(modules, listed, strict=True):
+            steps: list[int] = []
+            for part in text.strip().rstrip(".").split(","):
+                match = _STEP_RANGE.fullmatch(part.strip())
+                first = int(match.group(1)) if match else 0
+                last = int(match.group(2) or first) if match else 0
+                if not 1 <= first <= last <= n_steps:
+                    raise AnswerError(
+                        f"MODULE {module.number}: 'Steps:' must list step numbers from 1 to "
+                        f"{n_steps}, not {text.strip()!r}"
+                    )
+                steps.extend(range(first, last + 1))
+            covered.append(tuple(sorted(set(steps))))
+        missing = sorted(set(range(1, n_steps + 1)) - {s for c in covered for s in c})
+        if missing:
+            raise AnswerError(f"step(s) {', '.join(map(str, missing))} belong to no module")
+        return list(zip(modules, covered, strict=True))
+
+    return parse
+
+
 def _module_check(answer: str) -> tuple[bool, str]:
     """(valid, the checker's explanation)."""
     valid = verdict_parser("valid", "invalid")(answer)
@@ -79,12 +126,12 @@ def _module_check(answer: str) -> tuple[bool, str]:
 
 class PfBv:
     name: ClassVar[str] = "pf-bv"
-    benchmarks: ClassVar[tuple[str, ...]] = ("opc",)
+    benchmarks: ClassVar[tuple[str, ...]] = ("opc", "hard2verify")
     uses_model: ClassVar[bool] = True
 
     @property
     def prompts(self) -> tuple[str, ...]:
-        return (MODULES_PROMPT, VERIFY_PROMPT, CALIBRATE_PROMPT)
+        return (MODULES_PROMPT, VERIFY_PROMPT, CALIBRATE_PROMPT, STEP_MODULES_PROMPT)
 
     def params(self) -> dict[str, Any]:
         return {"runs_combined": "pessimistic union (incorrect if any run says so)"}
@@ -94,6 +141,8 @@ class PfBv:
 
     async def judge(self, case: Case, target: Target, ask: Ask | None) -> Fields:
         assert ask is not None
+        if target.output == "step_labels":
+            return await self._label_steps(case, ask)
         text = load_prompt(MODULES_PROMPT).fill(problem=case.problem, proof=case.solution)
         modules = await ask(user(text), parse_modules, step="modules")
         checks = await asyncio.gather(*(self._verify(case, m, modules, ask) for m in modules))
@@ -108,6 +157,24 @@ class PfBv:
         )
         invalid = [m.number for m, (valid, _) in zip(modules, checks, strict=True) if not valid]
         return {"verdict": verdict, "_modules": len(modules), "_invalid_modules": invalid}
+
+    async def _label_steps(self, case: Case, ask: Ask) -> Fields:
+        """One 0/1 per step: 0 where a module rewriting that step is invalid."""
+        text = load_prompt(STEP_MODULES_PROMPT).fill(
+            problem=case.problem, steps=numbered(case.steps)
+        )
+        found = await ask(user(text), step_modules_parser(len(case.steps)), step="modules")
+        modules = [m for m, _ in found]
+        checks = await asyncio.gather(*(self._verify(case, m, modules, ask) for m in modules))
+        flagged = {
+            s
+            for (_, steps), (valid, _) in zip(found, checks, strict=True)
+            if not valid
+            for s in steps
+        }
+        labels = [0 if i in flagged else 1 for i in range(1, len(case.steps) + 1)]
+        invalid = [m.number for m, (valid, _) in zip(modules, checks, strict=True) if not valid]
+        return {"step_labels": labels, "_modules": len(modules), "_invalid_modules": invalid}
 
     async def _verify(
         self, case: Case, module: Module, modules: list[Module], ask: Ask

@@ -35,6 +35,7 @@ from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.dataset import BuiltDataset, open_dataset
 from mathjudge.judges.base import Ask, Judge, JudgeFailure, prompt_hashes
 from mathjudge.judges.cases import case, target
+from mathjudge.judges.item_rows import judge_rows
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.llm import LlmClient, LlmStats, Progress
 from mathjudge.llm.client import gather_in_order, run_sync
@@ -131,7 +132,7 @@ def run_judge(
     pairs: list[tuple[int, int | None]] = [(i, r) for i in range(len(cases)) for r in range(runs)]
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
     combine = getattr(judge, "combine_runs", None)
-    if combine is not None and runs > 1:
+    if combine is not None and runs > 1 and not goal.scorer_combines_runs:
         pairs, outcomes = _combined(pairs, outcomes, runs, combine)
 
     predictions, failures, details = [], [], []
@@ -283,4 +284,4 @@ def dataset_rows(
     total = table.num_rows
     if limit is not None:
         table = table.slice(0, limit)
-    return dataset, table.to_pylist(), total
+    return dataset, judge_rows(benchmark, dataset, table.to_pylist()), total
