@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 
 # litellm fetches a remote price list at import unless told to use its bundled copy; tests must
 # never reach outside 127.0.0.1, whichever module imports litellm first.
@@ -12,6 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from pathlib import Path
 
 import pytest
+from standins import NetworkGuard
 
 from mathjudge.builders import stepmathbench
 from mathjudge.builders.writer import write_dataset
@@ -48,3 +50,18 @@ def datasets_dir(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
+    """Refuse (and record) every connection to a host that is not 127.0.0.1; the test fails if
+    anything tried. Modules that talk to local stand-ins use it for all their tests."""
+    guard = NetworkGuard(monkeypatch)
+    yield guard
+    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+
+
+@pytest.fixture
+def stub_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider key for litellm's OpenAI route; the stand-in servers accept any."""
+    monkeypatch.setenv("OPENAI_API_KEY", "stub-key")

@@ -4,13 +4,12 @@ through real litellm: labels, a malformed answer, a 429, the cache, and the repo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.arxiv.classify import classify, parse_label, record_id
 from mathjudge.errors import MathJudgeError
@@ -52,11 +51,7 @@ def comment_of(body: dict[str, Any]) -> str:
     return body["messages"][0]["content"].split("<<<\n")[1].split("\n>>>")[0]
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def by_comment(body: dict[str, Any]) -> StubReply:

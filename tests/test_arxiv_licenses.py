@@ -4,7 +4,6 @@ these tests) and the `mathjudge arxiv filter` options around it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -12,7 +11,7 @@ from urllib.parse import parse_qs
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from standins import LocalServer, NetworkGuard, OpenAIStub, Reply, Seen, StubReply
+from standins import LocalServer, OpenAIStub, Reply, Seen, StubReply
 
 from conftest import write_jsonl
 from mathjudge.arxiv.licenses import CACHE_FILE, LicenseLookup, lookup_licenses
@@ -47,12 +46,7 @@ class OaiRecords(LocalServer):
         return 200, {"Content-Type": "text/xml"}, (FIXTURES / name).read_bytes()
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network", "stub_key")
 
 
 def test_lookup_reads_licenses_retries_and_caches(tmp_path: Path) -> None:

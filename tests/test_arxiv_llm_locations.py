@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.arxiv.llm_locations import extract_locations, parse_locations_answer
 from mathjudge.llm import AnswerError, RetryPolicy
@@ -26,11 +25,7 @@ def comment_of(body: dict[str, Any]) -> str:
     return body["messages"][0]["content"].split("<<<\n")[1].split("\n>>>")[0]
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def run(stub: OpenAIStub, cache: Path, **kwargs: Any) -> Any:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.arxiv.llm_match import LlmMatcher, parse_match
 from mathjudge.arxiv.locations import parse_location
@@ -20,11 +19,7 @@ PAPER = PaperContext("2501.01561v1", "2501.01561", "v1", "On coarse geometry")
 OTHER = PaperContext("2501.04482v2", "2501.04482", "v2")
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def pair(predicted: str, truth: str, paper: PaperContext = PAPER, note: str = "") -> MatchPair:

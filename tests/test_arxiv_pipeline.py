@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -15,7 +14,7 @@ from urllib.parse import parse_qs
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from standins import LocalServer, NetworkGuard, OpenAIStub, Reply, Seen, StubReply
+from standins import LocalServer, OpenAIStub, Reply, Seen, StubReply
 from test_arxiv_stage1 import kaggle
 
 from conftest import write_jsonl
@@ -100,12 +99,7 @@ LOCATIONS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network", "stub_key")
 
 
 def prompt_comment(body: dict[str, Any]) -> str:

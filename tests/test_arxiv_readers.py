@@ -8,12 +8,11 @@ import datetime as dt
 import gzip
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from standins import LocalServer, NetworkGuard, Reply, Seen
+from standins import LocalServer, Reply, Seen
 
 from mathjudge.arxiv.readers import (
     Format,
@@ -31,11 +30,7 @@ KAGGLE_SAMPLE = "arxiv-metadata-samples/kaggle_arxiv_metadata_oai_snapshot_first
 LISTING = "arxiv-metadata-samples/arxiv_api_math_NT_RT_listing_2025-2026.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def test_kaggle_sample_one_record_per_paper_latest_version(mirror: Path) -> None:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.builders import expertmath as builder
 from mathjudge.builders.writer import write_dataset
@@ -112,11 +111,7 @@ ACC_AT_1 = (1 + 1 + 0.5) / 3
 AUC = (1 + (13 / 18 + 1) / 2 + (7 / 12 + 1) / 2) / 3  # = 191/216
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.builders import hard2verify as builder
 from mathjudge.builders.writer import write_dataset
@@ -69,11 +68,7 @@ PFBV = {
 }
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")

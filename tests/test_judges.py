@@ -6,13 +6,12 @@ strict parsing of the judges' answers."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.builders import mumath, opc, proofbench, stepmathbench
 from mathjudge.builders.stepmathbench import STEP_LABELS
@@ -40,11 +39,7 @@ CONFIG = {
 SHORT = {"d": "difficulty", "s": "simplicity", "c": "completeness", "f": "format"}
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")

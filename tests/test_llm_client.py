@@ -9,12 +9,11 @@ import email.utils
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.llm import (
@@ -35,11 +34,7 @@ PRICED = "openai/gpt-4o-mini"  # in litellm's bundled cost map
 UNPRICED = "openai/stub-model"  # not in it
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -13,14 +13,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from standins import NetworkGuard, OpenAIStub, StubReply
+from standins import OpenAIStub, StubReply
 
 from mathjudge.builders import mumath, opc, proofbench
 from mathjudge.builders.writer import write_dataset
@@ -43,11 +42,7 @@ PRICE_IN, PRICE_OUT = 0.15e-6, 0.60e-6
 N_PROOFS = 18  # the ProofBench fixture: 6 problems x 3 generators
 
 
-@pytest.fixture(autouse=True)
-def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"tried to reach {guard.attempts}"
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")
