@@ -21,9 +21,10 @@ from datasets import List, Value
 
 from mathjudge.arxiv.locations import parse_locations, split_locations
 from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, read_jsonl, resolve
+from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
 from mathjudge.builders.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
+from mathjudge.jsonfiles import read_jsonl
 
 NAME = "arxivmathgradingbench"
 VERSION = "1.0.0"

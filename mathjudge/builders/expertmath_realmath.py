@@ -31,6 +31,7 @@ import yaml
 
 from mathjudge.atomic import atomic_dir
 from mathjudge.errors import MathJudgeError
+from mathjudge.jsonfiles import read_json
 from mathjudge.judges.rule_em import answers_match
 from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, final_field
 from mathjudge.prompts import load_prompt
@@ -105,12 +106,7 @@ class Theorem:
 def read_theorems(path: Path, limit: int | None = None) -> list[Theorem]:
     """RealMath rows (link, title, theorem, ...) with ids `<arxiv id>-t<k>`, k counting the
     theorems taken from the same paper."""
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MathJudgeError(f"{path}: cannot read ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise MathJudgeError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    rows = read_json(path)
     if not isinstance(rows, list):
         raise MathJudgeError(f"{path}: expected a JSON list of theorem records")
     seen: Counter[str] = Counter()

@@ -15,7 +15,6 @@ duplicate ids.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from mathjudge.builders.sources import ResolvedFile, Source, sha256_file
 from mathjudge.builders.writer import Build, CardInfo, Table
 from mathjudge.config import mirror_root
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
+from mathjudge.jsonfiles import iter_jsonl, read_json
 
 NAME = "hard2verify"
 VERSION = "1.0.0"
@@ -85,20 +85,8 @@ def find_source_file(source_dir: Path | None) -> Path:
 def read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """(location, row) pairs: `path:line` for JSONL, `path row i` for a JSON list."""
     if path.suffix == ".jsonl":
-        located = []
-        with path.open(encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    located.append((f"{path}:{lineno}", json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise MathJudgeError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-        return located
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise MathJudgeError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+        return [(f"{path}:{lineno}", row) for lineno, row in iter_jsonl(path)]
+    data = read_json(path)
     if not isinstance(data, list):
         raise MathJudgeError(f"{path}: expected a JSON list of rows")
     return [(f"{path} row {i}", row) for i, row in enumerate(data)]

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import json
 import shutil
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mathjudge import __version__
 from mathjudge.atomic import atomic_path
@@ -61,20 +59,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every JSON line of an upstream file; a bad line fails naming file and line."""
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise MathJudgeError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-    return rows
 
 
 def find_mirror_dir(source: Source, source_dir: Path | None) -> Path | None:

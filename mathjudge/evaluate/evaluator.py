@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.results import EvaluationResult
 from mathjudge.evaluate.scoring import resolve_options, score
 from mathjudge.evaluate.submission import Submission, load_submission
+from mathjudge.jsonfiles import read_json
 
 DEFAULT_BOOTSTRAP = 1000
 MAX_JUDGE_NAME = 200
@@ -47,12 +47,7 @@ def check_judge_name(judge: str) -> str:
 def read_meta(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MathJudgeError(f"{path}: cannot read ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise MathJudgeError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    meta = read_json(path)
     if not isinstance(meta, dict):
         raise MathJudgeError(f"{path}: meta must be a JSON object")
     return meta
