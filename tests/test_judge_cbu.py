@@ -5,6 +5,7 @@ worked out by hand in the comments below."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -302,7 +303,11 @@ def test_rollouts_are_distinct_cached_calls_and_provider_errors_fail_the_candida
     with OpenAIStub(script=lambda body: StubReply(status=500)) as stub:
         failed = run_judge(Cbu(rollouts=1), BENCH, rows, client=client(stub))
     assert failed.predictions == [] and len(failed.failures) == 2
-    assert "bose-integral-first#0" in failed.failures[0]["reason"]
+    # The reason names the question whose rollout failed first (which one depends on timing).
+    assert re.match(
+        r"bose-integral-(first|log)#0: item bose-integral-human: .*500",
+        failed.failures[0]["reason"],
+    )
     assert failed.partial
 
 
