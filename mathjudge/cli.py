@@ -55,6 +55,17 @@ JSON_OUT = click.option(
     help="Also write the result as JSON here.",
 )
 PDF_BENCHMARK = "arxivmathgradingbench"
+MATCHER = click.option(
+    "--matcher",
+    type=click.Choice(["strict", "llm"]),
+    help="arxivmathgradingbench: how predicted error locations are matched (default strict); "
+    "compare needs a stored judge scored with the same.",
+)
+MATCH_MODEL = click.option(
+    "--match-model",
+    help="With --matcher llm: the litellm model that decides matches (endpoint from "
+    "MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY).",
+)
 QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
 
@@ -171,16 +182,8 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
     show_default=True,
     help="How several runs of one item are combined.",
 )
-@click.option(
-    "--matcher",
-    type=click.Choice(["strict", "llm"]),
-    help="arxivmathgradingbench: how predicted error locations are matched (default strict).",
-)
-@click.option(
-    "--match-model",
-    help="With --matcher llm: the litellm model that decides matches (endpoint from "
-    "MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY).",
-)
+@MATCHER
+@MATCH_MODEL
 @BOOTSTRAP
 @SEED
 @JSON_OUT
@@ -219,8 +222,7 @@ def evaluate(
             n_boot=n_boot,
             seed=seed,
             meta=read_meta(meta),
-            options={k: v for k, v in (("matcher", matcher), ("match_model", match_model)) if v}
-            or None,
+            options=_scorer_options(matcher, match_model),
             on_progress=advance,
         )
     if json_out:
@@ -243,13 +245,8 @@ def evaluate(
 @BENCH
 @click.argument("a")
 @click.argument("b")
-@click.option(
-    "--matcher",
-    type=click.Choice(["strict", "llm"]),
-    help="arxivmathgradingbench: how predicted error locations are matched (default strict); "
-    "a stored judge must have been scored with the same.",
-)
-@click.option("--match-model", help="With --matcher llm: the litellm model that decides matches.")
+@MATCHER
+@MATCH_MODEL
 @BOOTSTRAP
 @SEED
 @JSON_OUT
@@ -282,13 +279,18 @@ def compare(
             datasets_dir=datasets_dir,
             n_boot=n_boot,
             seed=seed,
-            options={k: v for k, v in (("matcher", matcher), ("match_model", match_model)) if v}
-            or None,
+            options=_scorer_options(matcher, match_model),
             on_progress=advance,
         )
     if json_out:
         write_json_atomic(json_out, result.to_json())
     click.echo(result.format_table())
+
+
+def _scorer_options(matcher: str | None, match_model: str | None) -> dict[str, str] | None:
+    """The scorer options given on the command line (None: the scorer's defaults)."""
+    given = {"matcher": matcher, "match_model": match_model}
+    return {k: v for k, v in given.items() if v} or None
 
 
 def _fmt(value: float | None) -> str:

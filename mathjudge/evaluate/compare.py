@@ -301,7 +301,7 @@ def _differences(
     point_a = stats_a.metrics(scorer, fields, stats_a.matrix.sum(axis=0))
     point_b = stats_b.metrics(scorer, fields, stats_b.matrix.sum(axis=0))
     names = scorer.metric_names(fields)
-    per_metric = {m: _metric_differences(rep_a[m] - rep_b[m]) for m in names}
+    per_metric = {m: metric_differences(rep_a[m] - rep_b[m]) for m in names}
     rows = []
     for g, (scope, subset) in enumerate(stats_a.groups):
         for m in names:
@@ -329,10 +329,11 @@ def _differences(
     return rows
 
 
-def _metric_differences(
+def metric_differences(
     diffs: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per group (column): CI bounds, p-value (NaN without defined replicates), bound flag."""
+    """Per group (column) of replicate differences A - B: CI bounds, p-value (NaN without
+    defined replicates), bound flag. The leaderboard's tie groups use the same test."""
     interval = percentile_interval(diffs)
     n_defined = (~np.isnan(diffs)).sum(axis=0)
     tail = np.minimum((diffs <= 0).sum(axis=0), (diffs >= 0).sum(axis=0))

@@ -53,9 +53,6 @@ class Target:
     output: Output
     max_score: int = 0
     inconclusive_allowed: bool = False  # a failed item may be written as verdict null
-    # The scorer unites runs itself (Hard2Verify's pessimistic union over k): every run is
-    # written as a `run` row, even by a judge that otherwise combines its runs.
-    scorer_combines_runs: bool = False
 
 
 TARGETS: dict[str, Target] = {
@@ -65,7 +62,7 @@ TARGETS: dict[str, Target] = {
     "mumath": Target("verdict", inconclusive_allowed=True),
     "opc": Target("verdict", inconclusive_allowed=True),
     "expertmath": Target("rating", max_score=10),
-    "hard2verify": Target("step_labels", scorer_combines_runs=True),
+    "hard2verify": Target("step_labels"),
 }
 
 

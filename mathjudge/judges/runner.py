@@ -132,7 +132,9 @@ def run_judge(
     pairs: list[tuple[int, int | None]] = [(i, r) for i in range(len(cases)) for r in range(runs)]
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
     combine = getattr(judge, "combine_runs", None)
-    if combine is not None and runs > 1 and not goal.scorer_combines_runs:
+    # A scorer that unites runs itself (Hard2Verify's union over k) gets every run as a row.
+    scorer_combines = hasattr(registry.get(benchmark).scorer_module(), "combine_runs")
+    if combine is not None and runs > 1 and not scorer_combines:
         pairs, outcomes = _combined(pairs, outcomes, runs, combine)
 
     predictions, failures, details = [], [], []

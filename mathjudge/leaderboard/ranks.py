@@ -32,7 +32,7 @@ from mathjudge import registry
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.bootstrap import replicate_sums
-from mathjudge.evaluate.compare import _metric_differences as paired_differences
+from mathjudge.evaluate.compare import metric_differences as paired_differences
 from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.scoring import ClusterStats, cluster_statistics, connect
 from mathjudge.leaderboard.presentation import MetricSpec, presentation_for

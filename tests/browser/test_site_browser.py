@@ -315,7 +315,9 @@ def test_each_kind_of_page_loads_without_errors(site: Site, watched: Watched) ->
     failed: list[str] = []
     watched.page.on("requestfailed", lambda r: failed.append(r.url))
     for path in pages:
-        watched.page.goto(site.url(path))
+        # Lazy plot images may still be loading after `load`; leaving the page then would
+        # abort them and read as a failed request, so wait for the network to settle.
+        watched.page.goto(site.url(path), wait_until="networkidle")
         assert watched.page.title().endswith("mathjudge leaderboard"), path
     assert failed == [] and watched.problems == []
 
