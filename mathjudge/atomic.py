@@ -54,3 +54,13 @@ def atomic_dir(final: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    """`data` as indented UTF-8 JSON at `path`, written atomically; NaN is refused."""
+    import json
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(
+            json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+        )

@@ -9,13 +9,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-from mathjudge.atomic import atomic_path
-from mathjudge.evaluate.scoring import Score
+
+@dataclass(frozen=True)
+class Score:
+    scope: str
+    subset: str
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
 
 
 @dataclass(frozen=True)
@@ -65,10 +73,3 @@ class EvaluationResult:
         data["fields"] = list(self.fields)
         data["submission_id"] = self.submission_id
         return data
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(
-            json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
-        )

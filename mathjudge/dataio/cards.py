@@ -1,4 +1,4 @@
-"""Data-card prose templates live in `mathjudge/data_cards/`, one Markdown file per benchmark."""
+"""Data-card prose templates: `card.md` in each benchmark's folder, rendered with build facts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import jinja2
 
 _ENV = jinja2.Environment(
     loader=jinja2.FunctionLoader(
-        lambda name: resources.files("mathjudge.data_cards").joinpath(name).read_text("utf-8")
+        lambda name: resources.files(f"mathjudge.benchmarks.{name}")
+        .joinpath("card.md")
+        .read_text("utf-8")
     ),
     autoescape=False,  # Markdown, not HTML; values are our own build facts
     undefined=jinja2.StrictUndefined,
@@ -18,4 +20,4 @@ _ENV = jinja2.Environment(
 
 
 def render_card_body(benchmark: str, **facts: Any) -> str:
-    return _ENV.get_template(f"{benchmark}.md").render(**facts)
+    return _ENV.get_template(benchmark).render(**facts)

@@ -1,1 +1,0 @@
-"""Dataset builders: one module per benchmark, all writing through `writer.write_dataset`."""

@@ -1,0 +1,154 @@
+"""`BenchmarkSpec`: everything particular to one benchmark, declared once in its folder.
+
+A spec is plain data plus a few references to code in its own folder (`build.py`,
+`metrics.py`, ...), which are imported only when used: listing the benchmarks or printing
+`--help` reads the specs without loading DuckDB, pyarrow or pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mathjudge.spec.cases import Case, Target
+from mathjudge.spec.presentation import (
+    BenchmarkPresentation,
+    ItemField,
+    MetricGroup,
+    MetricSpec,
+    PlotSpec,
+    ScopeSpec,
+)
+
+if TYPE_CHECKING:
+    from mathjudge.spec.scorer import Scorer
+
+PACKAGE = "mathjudge.benchmarks"
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The paper that defines a benchmark (or a table of reported results)."""
+
+    title: str
+    arxiv: str  # "2503.10105"
+
+    @property
+    def created(self) -> str:
+        """First day of the arXiv id's month (YYMM): a date derivable offline and fixed, so a
+        re-import of reported results stores exactly what the previous one did."""
+        return f"20{self.arxiv[:2]}-{self.arxiv[2:4]}-01T00:00:00+00:00"
+
+    def cite(self, tables: list[str]) -> str:
+        return f'"{self.title}", arXiv:{self.arxiv}, {", ".join(tables)}'
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How reference judges see this benchmark: how a prediction is written (`target`), how a
+    dataset row becomes a `Case`, which judges apply, and (optionally) a module function
+    `rows(dataset, rows) -> rows` that joins what the items config alone does not carry."""
+
+    target: Target
+    case: Callable[[Mapping[str, Any]], Case]
+    judges: tuple[str, ...]
+    rows: str | None = None  # "module:function" inside the benchmark's folder
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A deterministic judge `mathjudge demo` runs wherever this benchmark is built.
+
+    `run` is "module:function" of a `(rows, source_dir) -> predictions` callable: a path inside
+    the benchmark's folder (".corpus:judge") or a judge of `mathjudge.judges` ("constant:...")."""
+
+    key: str  # file-name slug of its predictions
+    judge_name: str
+    run: str
+    partial: bool  # answers only part of the benchmark by design
+    description: str
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    name: str  # the folder name under mathjudge/benchmarks/
+    title: str
+    summary: str
+    paper: Paper | None
+    dataset: str  # built dataset folder (several benchmarks may share one)
+    items_config: str  # the config whose rows a judge is scored on
+    seed: int  # default bootstrap seed, recorded with every result
+    headline: str
+    groups: tuple[MetricGroup, ...]
+    scopes: tuple[ScopeSpec, ...] = ()
+    cluster_label: str = "problems"
+    overview_extra: tuple[str, ...] = ()
+    items: tuple[ItemField, ...] = ()
+    item_text: tuple[str, ...] = ()
+    plots: tuple[PlotSpec, ...] = ()
+    judging: Judging | None = None
+    baselines: tuple[Baseline, ...] = ()
+    reported: str | None = None  # module in the folder with `load(folder) -> results`
+    # Sources that must not leave the machine they were built on (e.g. decrypted upstream).
+    local_only: str | None = None
+    # "module:function" writing the dataset together with its papers' PDFs (`--with-pdfs`).
+    pdfs: str | None = None
+    # A folder inside the benchmark's folder to build from when no source is reachable.
+    example: str | None = None
+
+    @property
+    def package(self) -> str:
+        return f"{PACKAGE}.{self.name}"
+
+    @property
+    def builds_dataset(self) -> bool:
+        """True for the benchmark whose folder builds its dataset (the one named after it)."""
+        return self.dataset == self.name
+
+    @property
+    def metrics(self) -> tuple[MetricSpec, ...]:
+        return tuple(m for g in self.groups for m in g.metrics)
+
+    def metric(self, key: str) -> MetricSpec:
+        return self.presentation().metric(key)
+
+    def module(self, name: str) -> Any:
+        """A module of this benchmark's folder, imported on first use."""
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def scorer(self) -> Scorer:
+        return self.module("metrics").SCORER
+
+    def builder(self) -> Any:
+        """The module with `build(source_dir) -> Build` (the dataset's own folder)."""
+        return importlib.import_module(f"{PACKAGE}.{self.dataset}.build")
+
+    def resolve(self, ref: str) -> Callable[..., Any]:
+        """A "module:function" reference: ".x:f" inside this folder, "x:f" in mathjudge.judges."""
+        module, _, attr = ref.partition(":")
+        path = f"{self.package}{module}" if module.startswith(".") else f"mathjudge.judges.{module}"
+        return getattr(importlib.import_module(path), attr)
+
+    def example_dir(self) -> Path | None:
+        if self.example is None:
+            return None
+        return Path(importlib.import_module(self.package).__file__).parent / self.example
+
+    def presentation(self) -> BenchmarkPresentation:
+        return BenchmarkPresentation(
+            name=self.name,
+            display_name=self.title,
+            summary=self.summary,
+            headline=self.headline,
+            groups=self.groups,
+            scopes=self.scopes,
+            cluster_label=self.cluster_label,
+            overview_extra=self.overview_extra,
+            items=self.items,
+            item_text=self.item_text,
+            plots=self.plots,
+            dataset=self.dataset,
+        )

@@ -1,0 +1,77 @@
+"""The scorer contract: what the scoring engine (`evaluate.scoring`) asks of a benchmark.
+
+The engine builds the table `scoped` (one row per scope, subset and item, with the item's
+columns, its cluster index `ci` and the run-combined prediction fields); a scorer turns it into
+additive per-(scope, subset, cluster) statistics with one SQL query (`stats_sql`) and maps summed
+statistics to metric values (`finalize`, elementwise, so the same code gives point estimates and
+every bootstrap replicate). Which metrics exist, their order and which get no CI come from the
+benchmark spec's `MetricSpec`s, declared once.
+
+Runs of one item are combined field by field by a named reducer the user picks (`mean`,
+`median`, `majority`; see `evaluate.runs`), unless the scorer pools runs itself (`pooled`): the
+union of the first k runs' locations, a pessimistic union of step labels. A pooled reducer
+leaves per-(item, k) counts on the connection for its `stats_sql`; paired comparisons resample
+exactly those counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mathjudge.spec.presentation import MetricSpec
+
+if TYPE_CHECKING:
+    import duckdb
+    import numpy as np
+    import pyarrow as pa
+
+    from mathjudge.spec.prediction import PredictionRow
+
+Fields = tuple[str, ...]
+Options = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class PooledRuns:
+    """A scorer's own way of combining runs, replacing `--runs-agg`.
+
+    `combine(con, table, fields, options)` gets the validated rows of every run, leaves one row
+    per (item, k) with `counts` in the temp table `counts_table` for `stats_sql`, and returns
+    one row per item at k = the number of runs (the counts, plus `judged` where an item can be
+    answered with "nothing found")."""
+
+    name: str  # recorded as the result's runs_agg
+    combine: Callable[[duckdb.DuckDBPyConnection, pa.Table, Fields, Options], pa.Table]
+    counts: tuple[str, ...]
+    counts_table: str
+
+
+@dataclass(frozen=True)
+class Scorer:
+    prediction: type[PredictionRow]  # the row contract of a submission
+    cluster: str  # the item column the bootstrap resamples (the problem)
+    item_columns: tuple[str, ...]  # the dataset columns the statistics read
+    scored_fields: Fields  # prediction fields that enter the metrics
+    metrics: tuple[MetricSpec, ...]  # from the spec: keys, order, which need a field, CIs
+    stats_sql: Callable[[Fields], str]
+    finalize: Callable[[dict[str, np.ndarray], Fields], dict[str, np.ndarray]]
+    scopes: Mapping[str, str] = field(default_factory=dict)  # name -> SQL giving the subset
+    # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix).
+    extras: Callable[[duckdb.DuckDBPyConnection, Fields], dict[str, list[dict]]] | None = None
+    pooled: PooledRuns | None = None
+    # Option name -> allowed values (the first is the default; None = free text, default "").
+    options: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+
+    def metric_names(self, fields: Fields) -> list[str]:
+        """Metric keys the given fields produce, in the spec's order."""
+        return [m.key for m in self.metrics if m.field is None or m.field in fields]
+
+    @property
+    def no_ci(self) -> frozenset[str]:
+        return frozenset(m.key for m in self.metrics if not m.ci)
+
+    def fields_of(self, given: Fields) -> Fields:
+        """The scored fields among those a submission gives."""
+        return tuple(f for f in self.scored_fields if f in given)
