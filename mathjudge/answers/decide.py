@@ -17,7 +17,7 @@ from typing import Any
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 from sympy import Basic
 
-from mathjudge.judges.rule_em import safe_to_parse
+from mathjudge.answers.normalised import safe_to_parse
 
 # Seconds math-verify may spend on one parse or comparison (SIGALRM: main thread only).
 TIMEOUT_S = 2
