@@ -27,6 +27,28 @@ class Score:
 
 
 @dataclass(frozen=True)
+class DatasetSnapshot:
+    """The facts of the dataset a result was scored on, kept in the store beside it so that
+    ranking, comparisons and the site never need the built dataset again."""
+
+    name: str
+    version: str
+    content_hash: str
+    items_config: str
+    items: pa.Table  # the items config, every column
+    card: str
+    manifest: dict[str, Any]
+
+    def items_parquet(self) -> bytes:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        pq.write_table(self.items, sink, compression="zstd")
+        return sink.getvalue().to_pybytes()
+
+
+@dataclass(frozen=True)
 class EvaluationResult:
     benchmark: str
     dataset_version: str
@@ -50,6 +72,8 @@ class EvaluationResult:
     extras: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # One row per item (runs combined), kept in the store for paired comparisons; not in JSON.
     predictions: pa.Table | None = field(default=None, compare=False, repr=False)
+    # The scored dataset's facts, for the store; not in JSON.
+    dataset: DatasetSnapshot | None = field(default=None, compare=False, repr=False)
 
     @property
     def submission_id(self) -> str:
@@ -68,8 +92,8 @@ class EvaluationResult:
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(replace(self, predictions=None))
-        del data["predictions"]
+        data = asdict(replace(self, predictions=None, dataset=None))
+        del data["predictions"], data["dataset"]
         data["fields"] = list(self.fields)
         data["submission_id"] = self.submission_id
         return data

@@ -1,5 +1,8 @@
-"""The results store: a DuckDB file with `submissions` and long-format `scores`.
+"""The results store: a DuckDB file with `submissions`, long-format `scores`, the per-item
+predictions each judge was scored on, the facts of every dataset scored (items, card,
+manifest, by content hash) and the published leaderboard document.
 
+This package is the only code that writes SQL against the store; `store.read` is its read API.
 A submission's rows are replaced in one transaction, so a reader sees the old scores or the new
 ones, never a mix; nothing touches the file before a submission has passed validation.
 """
@@ -13,9 +16,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from mathjudge.evaluate.results import EvaluationResult
+from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS store_info (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS submissions (
@@ -57,6 +60,24 @@ CREATE TABLE IF NOT EXISTS item_predictions (
     item_id VARCHAR NOT NULL,
     field VARCHAR NOT NULL,
     value DOUBLE
+);
+-- The datasets judges were scored on, so ranking, comparison and the site need no built copy:
+-- the items config as Parquet bytes (exact types), the card and the manifest.
+CREATE TABLE IF NOT EXISTS datasets (
+    content_hash VARCHAR NOT NULL,
+    items_config VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    card VARCHAR NOT NULL,
+    manifest JSON NOT NULL,
+    items BLOB NOT NULL,
+    PRIMARY KEY (content_hash, items_config)
+);
+-- The leaderboard document last published from this store (`evaluate.publish`).
+CREATE TABLE IF NOT EXISTS documents (
+    name VARCHAR PRIMARY KEY,
+    created TIMESTAMP NOT NULL,
+    document JSON NOT NULL
 );
 """
 
@@ -147,7 +168,43 @@ def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
         con.unregister("new_scores")
     if result.predictions is not None:
         _save_predictions(con, sid, result.predictions)
+    if result.dataset is not None:
+        _save_dataset(con, result.dataset)
     return sid
+
+
+def _save_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetSnapshot) -> None:
+    """Keep the scored dataset's facts once per (content hash, items config)."""
+    known = con.execute(
+        "SELECT count(*) FROM datasets WHERE content_hash = ? AND items_config = ?",
+        [dataset.content_hash, dataset.items_config],
+    ).fetchone()
+    if known and known[0]:
+        return
+    con.execute(
+        "INSERT INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            dataset.content_hash,
+            dataset.items_config,
+            dataset.name,
+            dataset.version,
+            dataset.card,
+            json.dumps(dataset.manifest),
+            dataset.items_parquet(),
+        ],
+    )
+
+
+def write_document(path: Path, name: str, document: str) -> None:
+    """Replace the stored leaderboard document `name` (JSON text) in one transaction."""
+    con = connect(path)
+    try:
+        con.execute(
+            "INSERT OR REPLACE INTO documents VALUES (?, ?, ?)",
+            [name, datetime.now(UTC).replace(tzinfo=None), document],
+        )
+    finally:
+        con.close()
 
 
 def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
@@ -200,16 +257,3 @@ def _save_predictions(con: duckdb.DuckDBPyConnection, sid: str, table: pa.Table)
             )
     finally:
         con.unregister("new_predictions")
-
-
-def load_predictions(
-    con: duckdb.DuckDBPyConnection, sid: str
-) -> dict[str, dict[str, float | None]]:
-    """field -> item_id -> value for one stored submission."""
-    out: dict[str, dict[str, float | None]] = {}
-    rows = con.execute(
-        "SELECT field, item_id, value FROM item_predictions WHERE submission_id = ?", [sid]
-    ).fetchall()
-    for name, item, value in rows:
-        out.setdefault(name, {})[item] = value
-    return out

@@ -1,0 +1,174 @@
+"""Read access to the results store, the one place that knows its tables.
+
+"Latest submission" is defined here once: per (benchmark, source, judge) the submission saved
+last (ties broken by id), which is what the site shows, ranks and compares.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from mathjudge.errors import MathJudgeError
+
+LATEST = """
+    SELECT * FROM submissions
+    QUALIFY row_number() OVER (
+        PARTITION BY benchmark, source, judge ORDER BY created DESC, id DESC
+    ) = 1
+"""
+_SUBMISSIONS = f"""
+    SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,
+           epoch_us(created) AS created, partial, coverage, n_items, runs, runs_agg, fields,
+           bootstrap, source, citation, mathjudge_version, extras
+    FROM ({LATEST}) ORDER BY benchmark, judge
+"""
+_SCORES = f"""
+    SELECT s.submission_id, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n
+    FROM scores s JOIN ({LATEST}) latest ON s.submission_id = latest.id
+    ORDER BY s.submission_id, s.scope <> 'overall', s.scope, s.subset, s.metric
+"""
+_BY = """SELECT id, judge, created, source, content_hash, bootstrap FROM submissions
+         WHERE benchmark = ? AND {key} = ? ORDER BY created DESC, id DESC"""
+# Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection; a missing file or one that is no store is the user's error."""
+    if not path.is_file():
+        raise MathJudgeError(f"{path}: no results store here; run `mathjudge evaluate` first")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise MathJudgeError(f"{path}: cannot read as a mathjudge results store ({exc})") from exc
+    try:
+        yield con
+    except duckdb.Error as exc:
+        raise MathJudgeError(f"{path}: cannot read as a mathjudge results store ({exc})") from exc
+    finally:
+        con.close()
+
+
+def iso(epoch_us: int) -> str:
+    return (EPOCH + timedelta(microseconds=epoch_us)).isoformat()
+
+
+def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every benchmark's latest submission per judge, with its scores, meta and bootstrap
+    decoded; ordered by benchmark and judge."""
+    scores: dict[str, list[dict[str, Any]]] = {}
+    for row in _records(con.execute(_SCORES)):
+        scores.setdefault(row.pop("submission_id"), []).append(row)
+    out = []
+    for row in _records(con.execute(_SUBMISSIONS)):
+        out.append(
+            {
+                **row,
+                "meta": json.loads(row["meta"]) if row["meta"] else {},
+                "bootstrap": json.loads(row["bootstrap"]),
+                # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for plots.
+                "extras": json.loads(row["extras"]) if row["extras"] else {},
+                "created": iso(row["created"]),
+                "fields": list(row["fields"]),
+                "scores": scores.get(row["id"], []),
+            }
+        )
+    return out
+
+
+def submission_count(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT count(*) FROM submissions").fetchone()
+    return int(row[0]) if row else 0
+
+
+def judge_names(con: duckdb.DuckDBPyConnection, benchmark: str) -> list[str]:
+    rows = con.execute(
+        "SELECT DISTINCT judge FROM submissions WHERE benchmark = ? ORDER BY judge", [benchmark]
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def find_latest(con: duckdb.DuckDBPyConnection, benchmark: str, ref: str) -> tuple | None:
+    """The latest submission of judge `ref` (or the submission with id `ref`), if any:
+    (id, judge, created, source, content_hash, bootstrap JSON)."""
+    rows = con.execute(_BY.format(key="judge"), [benchmark, ref]).fetchall()
+    rows = rows or con.execute(_BY.format(key="id"), [benchmark, ref]).fetchall()
+    if len(rows) > 1 and rows[0][2] == rows[1][2]:
+        tied = ", ".join(r[0] for r in rows if r[2] == rows[0][2])
+        raise MathJudgeError(
+            f"judge {ref!r} has several latest submissions saved at the same time ({tied}); "
+            "pass one of these submission ids instead"
+        )
+    return rows[0] if rows else None
+
+
+def load_predictions(
+    con: duckdb.DuckDBPyConnection, sid: str
+) -> dict[str, dict[str, float | None]]:
+    """field -> item_id -> value for one stored submission."""
+    out: dict[str, dict[str, float | None]] = {}
+    rows = con.execute(
+        "SELECT field, item_id, value FROM item_predictions WHERE submission_id = ?", [sid]
+    ).fetchall()
+    for name, item, value in rows:
+        out.setdefault(name, {})[item] = value
+    return out
+
+
+def field_predictions(
+    con: duckdb.DuckDBPyConnection, sids: list[str], field: str
+) -> list[tuple[str, str, float | None]]:
+    """(submission id, item id, value) of one prediction field for these submissions."""
+    return con.execute(
+        """SELECT submission_id, item_id, value FROM item_predictions
+           WHERE submission_id IN (SELECT unnest(?)) AND field = ?
+           ORDER BY submission_id, item_id""",
+        [sids, field],
+    ).fetchall()
+
+
+def dataset_items(con: duckdb.DuckDBPyConnection, content_hash: str, items_config: str):
+    """The stored items table (pyarrow) of a scored dataset, or None when it was not kept
+    (results saved before the store kept datasets)."""
+    row = con.execute(
+        "SELECT items FROM datasets WHERE content_hash = ? AND items_config = ?",
+        [content_hash, items_config],
+    ).fetchone()
+    if row is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.read_table(pa.BufferReader(row[0]))
+
+
+def datasets(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Name, version, content hash, card and manifest of every dataset scored, one per
+    (name, content hash), by name."""
+    rows = con.execute(
+        """SELECT DISTINCT name, version, content_hash, card, CAST(manifest AS VARCHAR)
+           FROM datasets ORDER BY name, version, content_hash"""
+    ).fetchall()
+    return [
+        {"name": n, "version": v, "content_hash": h, "card": c, "manifest": json.loads(m)}
+        for n, v, h, c, m in rows
+    ]
+
+
+def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
+    """The stored leaderboard document `name` (JSON text), if one was published."""
+    row = con.execute("SELECT document FROM documents WHERE name = ?", [name]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [d[0] for d in cursor.description or []]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
