@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mathjudge.evaluate import bootstrap, dataset, evaluator, scoring
-from mathjudge.evaluate.results import EvaluationResult
+from mathjudge.dataio import reader as dataset
+from mathjudge.evaluate import bootstrap, evaluator, scoring
+from mathjudge.spec.results import EvaluationResult
 
 JUDGE = "bench"
 TARGET_SPEEDUP = 20.0

@@ -167,7 +167,7 @@ def synthesize(n_problems: int, per_problem: int, seed: int) -> tuple[pa.Table, 
 
 def generate(workdir: Path, n_problems: int, per_problem: int, seed: int) -> bool:
     """Write the dataset and predictions under `workdir` unless already there; True if written."""
-    from mathjudge.builders.writer import PARQUET_OPTIONS  # imports `datasets`; child only
+    from mathjudge.dataio.writer import PARQUET_OPTIONS  # imports `datasets`; child only
 
     paths = bench_paths(workdir)
     params = {"problems": n_problems, "per_problem": per_problem, "seed": seed}

@@ -29,11 +29,13 @@ from typing import Any
 import duckdb
 import pyarrow.parquet as pq
 
-from mathjudge.builders import arxivmathgradingbench, opc, stepmathbench
-from mathjudge.builders.writer import write_dataset
-from mathjudge.evaluate import store as results_store
+from mathjudge import store as results_store
+from mathjudge.benchmarks.arxivmathgradingbench import build as arxivmathgradingbench
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.dataio.reader import open_dataset
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.compare import compare
-from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.evaluate.reported import import_reported
 from mathjudge.leaderboard import build_site

@@ -16,19 +16,19 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
-from mathjudge.builders.writer import write_dataset
+from mathjudge.atomic import write_json_atomic
 from mathjudge.config import mirror_root
+from mathjudge.dataio.reader import open_dataset
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.dataset import open_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.publish import publish
 from mathjudge.evaluate.reported import import_reported
-from mathjudge.evaluate.results import write_json_atomic
-from mathjudge.evaluate.store import save
-from mathjudge.judges.baselines import BASELINES
-from mathjudge.judges.length import BASELINES as LENGTH_BASELINES
+from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
+from mathjudge.store import save
 
 
 def _counted(
@@ -80,12 +80,12 @@ def run_demo(
             console.print(message, soft_wrap=True, highlight=False)
 
     for name, spec in registry.datasets().items():
-        builder = spec.builder_module()
+        builder = spec.builder()
         try:
             path = write_dataset(builder.build(source_dir), datasets_dir)
         except MathJudgeError as exc:
             # A benchmark that ships an example (ExpertMath's package) falls back to it.
-            example = getattr(builder, "EXAMPLE_PACKAGE", None)
+            example = spec.example_dir()
             if example is None:
                 report.skipped[name] = str(exc)
                 say(f"[yellow]skipped[/] {name}: {exc}")
@@ -96,19 +96,21 @@ def run_demo(
             say(f"built {name} -> {path}")
         report.built.append(name)
 
-    for baseline in (*BASELINES, *LENGTH_BASELINES):
-        spec = registry.get(baseline.benchmark)
-        if spec.dataset_name not in report.built:
+    baselines = [(spec, b) for spec in registry.specs() for b in spec.baselines]
+    for spec, baseline in baselines:
+        if spec.dataset not in report.built:
             continue
-        dataset = open_dataset(spec.dataset_name, datasets_dir)
+        dataset = open_dataset(spec.dataset, datasets_dir)
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
-        preds_path = workdir / "predictions" / baseline.benchmark / f"{baseline.key}.jsonl"
+        preds_path = workdir / "predictions" / spec.name / f"{baseline.key}.jsonl"
         with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            n = write_jsonl(preds_path, baseline.judge(_counted(items, advance), source_dir))
-        say(f"ran {baseline.judge_name} on {baseline.benchmark}: {n} predictions -> {preds_path}")
+            n = write_jsonl(
+                preds_path, run_baseline(spec, baseline, _counted(items, advance), source_dir)
+            )
+        say(f"ran {baseline.judge_name} on {spec.name}: {n} predictions -> {preds_path}")
         with progress_bar(f"bootstrap {baseline.key}", n_boot, quiet=quiet) as advance:
             result = evaluate_file(
-                baseline.benchmark,
+                spec.name,
                 preds_path,
                 baseline.judge_name,
                 datasets_dir=datasets_dir,
@@ -117,11 +119,10 @@ def run_demo(
                 meta={"baseline": baseline.key, "description": baseline.description},
                 on_progress=advance,
             )
-        write_json_atomic(
-            workdir / "results" / baseline.benchmark / f"{baseline.key}.json", result.to_json()
-        )
         save(store, result)
-        report.evaluated.append((baseline.benchmark, baseline.judge_name))
+        out = workdir / "results" / spec.name / f"{baseline.key}.json"
+        write_json_atomic(out, result.to_json())
+        report.evaluated.append((spec.name, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
 
     listing = _shared_listing(source_dir)
@@ -151,5 +152,6 @@ def run_demo(
             "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
             "mirror folder such as ../shared/data"
         )
-    report.site = build_site(store, workdir / "site", datasets=datasets_dir)
+    publish(store)
+    report.site = build_site(store, workdir / "site")
     return report

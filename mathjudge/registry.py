@@ -1,112 +1,53 @@
-"""The one place a benchmark is registered: its builder module and its scoring module.
+"""The benchmarks, discovered: every folder of `mathjudge/benchmarks/` is one, declaring its
+`SPEC`. This is the only way to look a benchmark up; nothing else keys anything by its name.
 
-Modules are imported lazily so `mathjudge validate` does not pay for every builder's imports.
+Listing the names reads the folder names only; a spec is imported the first time it is asked
+for, so `mathjudge --help` loads no benchmark code.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
-from dataclasses import dataclass
-from types import ModuleType
+import pkgutil
 
+from mathjudge import benchmarks
 from mathjudge.errors import MathJudgeError
+from mathjudge.spec.benchmark import BenchmarkSpec
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    name: str
-    title: str
-    builder: str  # module with `build(source_dir) -> writer.Build`
-    scorer: str  # module with the prediction model, defaults and `cluster_stats`
-    items_config: str  # the config whose rows are what a judge is scored on
-    dataset: str = ""  # built dataset folder, when several benchmarks share one; default `name`
-
-    @property
-    def dataset_name(self) -> str:
-        return self.dataset or self.name
-
-    def builder_module(self) -> ModuleType:
-        return importlib.import_module(self.builder)
-
-    def scorer_module(self) -> ModuleType:
-        return importlib.import_module(self.scorer)
+@functools.cache
+def names() -> tuple[str, ...]:
+    """Every benchmark's name, sorted (a folder with an `__init__.py`)."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.ispkg))
 
 
-BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b
-    for b in (
-        Benchmark(
-            name="stepmathbench",
-            title="StepMathBench",
-            builder="mathjudge.builders.stepmathbench",
-            scorer="mathjudge.evaluate.metrics.stepmathbench",
-            items_config="solutions",
-        ),
-        Benchmark(
-            name="proofbench",
-            title="ProofBench",
-            builder="mathjudge.builders.proofbench",
-            scorer="mathjudge.evaluate.metrics.proofbench",
-            items_config="grading",
-        ),
-        Benchmark(
-            name="proofbench_bon",
-            title="ProofBench best-of-n",
-            builder="mathjudge.builders.proofbench",
-            scorer="mathjudge.evaluate.metrics.proofbench_bon",
-            items_config="best_of_n",
-            dataset="proofbench",
-        ),
-        Benchmark(
-            name="mumath",
-            title="μ-MATH",
-            builder="mathjudge.builders.mumath",
-            scorer="mathjudge.evaluate.metrics.binary",  # shared with opc
-            items_config="judgments",
-        ),
-        Benchmark(
-            name="opc",
-            title="Open Proof Corpus",
-            builder="mathjudge.builders.opc",
-            scorer="mathjudge.evaluate.metrics.binary",  # shared with mumath
-            items_config="judgments",
-        ),
-        Benchmark(
-            name="arxivmathgradingbench",
-            title="ArxivMathGradingBench",
-            builder="mathjudge.builders.arxivmathgradingbench",
-            scorer="mathjudge.evaluate.metrics.arxivmathgradingbench",
-            items_config="papers",
-        ),
-        Benchmark(
-            name="expertmath",
-            title="ExpertMath-style",
-            builder="mathjudge.builders.expertmath",
-            scorer="mathjudge.evaluate.metrics.expertmath",
-            items_config="candidates",
-        ),
-        Benchmark(
-            name="hard2verify",
-            title="Hard2Verify",
-            builder="mathjudge.builders.hard2verify",
-            scorer="mathjudge.evaluate.metrics.hard2verify",
-            items_config="responses",
-        ),
+@functools.cache
+def get(name: str) -> BenchmarkSpec:
+    if name not in names():
+        raise MathJudgeError(f"unknown benchmark {name!r}; known: {', '.join(names())}")
+    spec = importlib.import_module(f"{benchmarks.__name__}.{name}").SPEC
+    if not isinstance(spec, BenchmarkSpec) or spec.name != name:
+        raise TypeError(f"mathjudge/benchmarks/{name}: SPEC must be a BenchmarkSpec named {name!r}")
+    return spec
+
+
+def specs() -> list[BenchmarkSpec]:
+    return [get(name) for name in names()]
+
+
+def datasets() -> dict[str, BenchmarkSpec]:
+    """Built dataset name -> the benchmark whose folder builds it (for `build` and `demo`)."""
+    return {s.dataset: s for s in specs() if s.builds_dataset}
+
+
+def dataset_names() -> tuple[str, ...]:
+    """The datasets `build` can make, without importing any spec: they are the benchmarks
+    whose folder has a `build.py`."""
+    return tuple(
+        name
+        for name in names()
+        if any(
+            m.name == "build" for m in pkgutil.iter_modules([f"{benchmarks.__path__[0]}/{name}"])
+        )
     )
-}
-
-
-def datasets() -> dict[str, Benchmark]:
-    """One benchmark per built dataset (its builder), for `build` and `demo`."""
-    out: dict[str, Benchmark] = {}
-    for bench in BENCHMARKS.values():
-        out.setdefault(bench.dataset_name, bench)
-    return out
-
-
-def get(name: str) -> Benchmark:
-    try:
-        return BENCHMARKS[name]
-    except KeyError:
-        known = ", ".join(sorted(BENCHMARKS))
-        raise MathJudgeError(f"unknown benchmark {name!r}; known: {known}") from None

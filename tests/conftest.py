@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from standins import NetworkGuard
 
-from mathjudge.builders import stepmathbench
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.dataio.writer import write_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,9 +8,13 @@ from typing import Any
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.arxiv.llm_match import LlmMatcher, parse_match
-from mathjudge.arxiv.locations import parse_location
-from mathjudge.arxiv.matching import MatchPair, PaperContext, PredictedLocation
+from mathjudge.benchmarks.arxivmathgradingbench.llm_match import LlmMatcher, parse_match
+from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_location
+from mathjudge.benchmarks.arxivmathgradingbench.matching import (
+    MatchPair,
+    PaperContext,
+    PredictedLocation,
+)
 from mathjudge.llm import AnswerError, RetryPolicy
 from mathjudge.prompts import load_prompt
 

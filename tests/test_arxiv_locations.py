@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mathjudge.arxiv.locations import (
+from mathjudge.benchmarks.arxivmathgradingbench.locations import (
     Location,
     normalize_words,
     parse_location,

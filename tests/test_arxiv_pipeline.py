@@ -27,7 +27,7 @@ from mathjudge.arxiv.pipeline import (
     HarvestOptions,
     run_filter,
 )
-from mathjudge.builders.sources import sha256_file
+from mathjudge.dataio.sources import sha256_file
 from mathjudge.prompts import load_prompt
 
 LISTING = "arxiv-metadata-samples/arxiv_api_math_NT_RT_listing_2025-2026.jsonl"

@@ -12,20 +12,20 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_jsonl
-from mathjudge.arxiv.locations import Location, parse_location
-from mathjudge.arxiv.matching import (
+from mathjudge.benchmarks.arxivmathgradingbench import build as builder
+from mathjudge.benchmarks.arxivmathgradingbench import metrics as scorer
+from mathjudge.benchmarks.arxivmathgradingbench.locations import Location, parse_location
+from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     MatchPair,
     PaperContext,
     PredictedLocation,
     StrictMatcher,
-    make_matcher,
 )
-from mathjudge.builders import arxivmathgradingbench as builder
-from mathjudge.builders.writer import Build, CardInfo, Table, write_dataset
+from mathjudge.benchmarks.arxivmathgradingbench.metrics import make_matcher
+from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.evaluate import columnar
 from mathjudge.evaluate.evaluator import evaluate_file, validate_file
-from mathjudge.evaluate.metrics import arxivmathgradingbench as scorer
 
 BENCH = "arxivmathgradingbench"
 

@@ -16,16 +16,16 @@ import duckdb
 import pytest
 from standins import NetworkGuard, Reply, Seen, StaticServer, closed_port_url
 
-from mathjudge.builders import arxivmathgradingbench as amgb
-from mathjudge.builders.arxiv_pdfs import (
+from mathjudge.benchmarks.arxivmathgradingbench import build as amgb
+from mathjudge.benchmarks.arxivmathgradingbench.pdfs import (
     PoliteClient,
     check_pdf,
     fetch_pdfs,
     write_with_pdfs,
 )
-from mathjudge.builders.hub import verify_build
-from mathjudge.builders.sources import SourceFile, sha256_file
-from mathjudge.builders.writer import content_hash, write_dataset
+from mathjudge.dataio.hub import verify_build
+from mathjudge.dataio.sources import SourceFile, sha256_file
+from mathjudge.dataio.writer import content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
 
 UPSTREAM_FILE = "arxiv_grading_bench.jsonl"

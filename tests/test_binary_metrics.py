@@ -13,11 +13,11 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import registry
-from mathjudge.builders.mumath import FEATURES
-from mathjudge.builders.writer import Build, CardInfo, Table, write_dataset
+from mathjudge.benchmarks import verdicts as binary
+from mathjudge.benchmarks.mumath.build import FEATURES
+from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import ValidationFailed
 from mathjudge.evaluate.evaluator import evaluate_file, validate_file
-from mathjudge.evaluate.metrics import binary
 
 # Seven solutions of four problems by three authors; label True = the solution is correct.
 ITEMS = [

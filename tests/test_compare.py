@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from test_arxivmath_metrics import write_papers
 
 from conftest import write_jsonl
+from mathjudge import store as store
 from mathjudge.cli import main
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate import store
 from mathjudge.evaluate.compare import Comparison, Difference, compare
 from mathjudge.evaluate.evaluator import evaluate_file
 

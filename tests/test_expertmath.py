@@ -16,9 +16,9 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import write_jsonl
-from mathjudge.builders import expertmath as builder
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.expertmath import build as builder
 from mathjudge.cli import main
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.length import solution_length

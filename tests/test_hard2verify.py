@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge.builders import hard2verify as builder
-from mathjudge.builders.writer import write_dataset
 from mathjudge.cli import main
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.evaluate.evaluator import evaluate_file
 

@@ -11,9 +11,9 @@ import pytest
 from huggingface_hub import constants
 from standins import HubStandIn, NetworkGuard, closed_port_url
 
-from mathjudge.builders import stepmathbench
-from mathjudge.builders.hub import push_to_hub
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.dataio.hub import push_to_hub
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
 
 TOKEN = "hf_standin_token"

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
-from mathjudge.builders import expertmath as builder
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.expertmath import build as builder
+from mathjudge.benchmarks.expertmath.judge_rows import judge_rows
 from mathjudge.cli import main
-from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.dataio.reader import open_dataset
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.cbu import Cbu
-from mathjudge.judges.item_rows import judge_rows
 from mathjudge.judges.runner import run_judge
 from mathjudge.llm import LlmClient, RetryPolicy
 

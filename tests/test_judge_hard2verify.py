@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
 from mathjudge.builders import hard2verify as builder
-from mathjudge.builders.writer import write_dataset
 from mathjudge.cli import main
-from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.dataio.reader import open_dataset
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.parsing import step_labels_parser
 from mathjudge.judges.pf_bv import PfBv, step_modules_parser

@@ -13,11 +13,13 @@ import pyarrow.parquet as pq
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.builders import mumath, opc, proofbench, stepmathbench
-from mathjudge.builders.stepmathbench import STEP_LABELS
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.mumath import build as mumath
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.benchmarks.proofbench import build as proofbench
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file, read_meta
-from mathjudge.evaluate.store import save
 from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
@@ -26,6 +28,7 @@ from mathjudge.judges.runner import run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
 from mathjudge.leaderboard.render import build_site
 from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
+from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)

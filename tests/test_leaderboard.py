@@ -18,8 +18,8 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 import pytest
 
+from mathjudge import store as results_store
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.leaderboard import build_site
 from mathjudge.leaderboard.export import download_names

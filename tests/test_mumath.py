@@ -21,8 +21,8 @@ from huggingface_hub import constants
 from standins import HubSnapshotStandIn, NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
-from mathjudge.builders import mumath
-from mathjudge.builders.writer import Build, content_hash, write_dataset
+from mathjudge.benchmarks.mumath import build as mumath
+from mathjudge.dataio.writer import Build, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import evaluate_file
 

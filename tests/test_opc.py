@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_jsonl
-from mathjudge.builders import opc
-from mathjudge.builders.writer import Build, content_hash, write_dataset
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.benchmarks.opc import corpus as opc_corpus
+from mathjudge.dataio.writer import Build, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.judges import opc_corpus
 
 RAW_URL = "https://raw.githubusercontent.com/insait-institute/open-proof-corpus"
 

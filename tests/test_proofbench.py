@@ -20,13 +20,13 @@ from scipy import stats
 from standins import NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
-from mathjudge.builders import proofbench
-from mathjudge.builders.sources import sha256_file
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.proofbench import build as proofbench
+from mathjudge.benchmarks.proofbench import metrics as scorer
 from mathjudge.cli import main
+from mathjudge.dataio.sources import sha256_file
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.evaluate.metrics import proofbench as scorer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 G = ("o3", "gemini-2.5-pro", "DeepSeek-R1-0528")

@@ -12,8 +12,7 @@ import pytest
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.reported import import_reported, load_reported
-from mathjudge.evaluate.results import EvaluationResult
-from mathjudge.evaluate.scoring import Score
+from mathjudge.spec.results import EvaluationResult, Score
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from mathjudge.judges.rule_em import answers_match, extract_final_answer, judge
+from mathjudge.answers.normalised import answers_match, extract_final_answer
+from mathjudge.judges.rule_em import judge
 
 # --- extraction -------------------------------------------------------------------------------
 

@@ -21,17 +21,19 @@ import pytest
 from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
-from mathjudge.builders import mumath, opc, proofbench
-from mathjudge.builders.writer import write_dataset
+from mathjudge.benchmarks.mumath import build as mumath
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.cli import main
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file, read_meta, validate_file
-from mathjudge.evaluate.store import save
 from mathjudge.judges.direct import DirectJudge
 from mathjudge.judges.proof_grader import ProofGrader
 from mathjudge.judges.runner import run_judge, sidecar, write_outputs
 from mathjudge.leaderboard.render import build_site
 from mathjudge.llm import LlmClient, RetryPolicy
 from mathjudge.prompts import load_prompt
+from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[1]

@@ -18,8 +18,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from mathjudge import store as results_store
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.leaderboard import build_site

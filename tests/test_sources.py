@@ -1,4 +1,4 @@
-"""mathjudge.builders.sources: pinned downloads (from a local stand-in of raw.githubusercontent.com),
+"""mathjudge.dataio.sources: pinned downloads (from a local stand-in of raw.githubusercontent.com),
 the download cache, and local mirrors via --source-dir and MATHJUDGE_MIRROR."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from standins import NetworkGuard, StaticServer, closed_port_url
 
-from mathjudge.builders import stepmathbench
-from mathjudge.builders.sources import Source, resolve, sha256_file
-from mathjudge.builders.writer import content_hash
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.dataio.sources import Source, resolve, sha256_file
+from mathjudge.dataio.writer import content_hash
 from mathjudge.errors import MathJudgeError
 
 RAW = "https://raw.githubusercontent.com"

@@ -9,10 +9,10 @@ import datasets
 import duckdb
 import pytest
 
-from mathjudge.builders import stepmathbench
-from mathjudge.builders.sources import SourceFile, sha256_file
-from mathjudge.builders.stepmathbench import eq1_score, normalize_step_label
-from mathjudge.builders.writer import Table, content_hash, write_dataset
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.benchmarks.stepmathbench.build import eq1_score, normalize_step_label
+from mathjudge.dataio.sources import SourceFile, sha256_file
+from mathjudge.dataio.writer import Table, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
 
 C, X, M = "correct", "incorrect", "correct_but_meaningless"

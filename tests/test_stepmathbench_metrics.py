@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from conftest import write_jsonl
-from mathjudge.builders.stepmathbench import PROBLEM_FEATURES, SOLUTION_FEATURES
-from mathjudge.builders.writer import Build, CardInfo, Table, write_dataset
+from mathjudge.benchmarks.stepmathbench.build import PROBLEM_FEATURES, SOLUTION_FEATURES
+from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
 
 # Four solutions of two problems. P1 = items a, b (Calculation, level 1);

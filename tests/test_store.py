@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from conftest import write_jsonl
-from mathjudge.evaluate import store
+from mathjudge import store as store
 from mathjudge.evaluate.evaluator import evaluate_file
 
 

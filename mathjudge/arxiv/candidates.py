@@ -11,12 +11,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge.arxiv.locations import Location
 from mathjudge.arxiv.readers import Record
 from mathjudge.arxiv.stage1 import EXAMPLES
 from mathjudge.atomic import atomic_path
-from mathjudge.builders.arxivmathgradingbench import is_permissive, normalize_license
-from mathjudge.builders.writer import PARQUET_OPTIONS
+from mathjudge.benchmarks.arxivmathgradingbench.build import is_permissive, normalize_license
+from mathjudge.benchmarks.arxivmathgradingbench.locations import Location
+from mathjudge.dataio.writer import PARQUET_OPTIONS
 
 UNRECOGNISED_LICENSE = "unrecognised"
 

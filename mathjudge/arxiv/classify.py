@@ -16,12 +16,13 @@ from typing import Any, Literal, Unpack
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.llm import ClientOptions, LlmClient, LlmRequest, ParsedReply, Progress, final_choice
+from mathjudge.llm.params import DETERMINISTIC
 from mathjudge.prompts import Prompt, load_prompt
 
 PROMPT_NAME = "arxiv_classify"
 LABELS: tuple[str, ...] = ("major", "minor", "none")
 KEPT = frozenset({"major", "minor"})
-DEFAULT_PARAMS: Mapping[str, Any] = {"temperature": 0}
+DEFAULT_PARAMS = DETERMINISTIC
 
 Label = Literal["major", "minor", "none"]
 RecordLike = Mapping[str, Any] | object  # a mapping, or an object with those attributes

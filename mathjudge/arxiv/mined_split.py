@@ -9,9 +9,9 @@ from typing import Any
 
 from mathjudge.arxiv.candidates import Candidate
 from mathjudge.arxiv.readers import InputFile
-from mathjudge.builders.arxivmathgradingbench import CONFIG, FEATURES
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, sha256_file
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.benchmarks.arxivmathgradingbench.build import CONFIG, FEATURES
+from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, sha256_file
+from mathjudge.dataio.writer import Build, CardInfo, Table
 
 BENCHMARK = "arxivmathgradingbench-mined"
 VERSION = "1.0.0"

@@ -1,117 +1,51 @@
-"""Binary verdict metrics: the scorer of both μ-MATH and the Open Proof Corpus (the metrics of
-the U-MATH paper, arXiv:2412.03205, §4).
-
-A judge gives each solution a `verdict`: true (correct), false (incorrect) or null
-(inconclusive). The positive class is "the solution is correct" (the item's `label`). A null
-verdict is wrong for both classes: it is in neither class's predicted set, so it lowers the
-recall of its true class and the precision of neither.
-
-With P / N the numbers of correct / incorrect solutions, `tp` / `tn` the right "correct" /
-"incorrect" verdicts and `pp` / `pn` the "correct" / "incorrect" verdicts given:
-- tpr = tp / P, tnr = tn / N, ppv = tp / pp, npv = tn / pn
-- F1 of a class = 2 * hits / (predicted + actual), the harmonic mean of its precision and
-  recall (0 when there are no hits); macro_f1 = mean of the F1 of both classes
-- inconclusive_rate = null verdicts / items
-A ratio whose denominator is 0 is undefined: NaN, reported as null.
-"""
+"""What μ-MATH and the Open Proof Corpus share: a binary verdict per solution, shown with the
+U-MATH paper's metrics. The scorer is `verdict_metrics`; this module holds the declarations,
+cheap to import with the specs."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from mathjudge.spec.benchmark import Baseline
+from mathjudge.spec.cases import Target
+from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec, PlotSpec
 
-import duckdb
-import numpy as np
-import pyarrow as pa
-from pydantic import AfterValidator, Field
-
-from mathjudge.evaluate.prediction import PredictionRow
-from mathjudge.evaluate.scoring import grouped_sums_sql
-
-
-def _vote(verdict: bool | None) -> int:
-    """true -> +1, false -> -1, null -> 0 (see `Prediction`)."""
-    if verdict is None:
-        return 0
-    return 1 if verdict else -1
+SEED = 4  # DESIGN.md: the same seed for mumath and opc
+TARGET = Target("verdict", inconclusive_allowed=True)
+ITEMS = (ItemField("verdict", "label", "Verdict", "verdict"),)
+PLOTS = (PlotSpec("tpr_tnr", "True-positive against true-negative rate"),)
 
 
-class Prediction(PredictionRow):
-    """One verdict per solution. `verdict` must be given on every row; null means inconclusive.
-
-    A validated verdict is kept as a vote (+1 true, -1 false, 0 null), because the engine
-    cannot carry a null boolean: validation reads a null field as "not given", and combining
-    runs turns it into false. As numbers the null survives: `mean` and `median` give the sign
-    of the vote balance (a tie is inconclusive), `majority` the most frequent verdict (a tie
-    goes to the lower one, ordered false < null < true).
-    """
-
-    verdict: Annotated[bool | None, AfterValidator(_vote)] = Field(
-        description="true = solution correct, false = incorrect, null = inconclusive"
-    )
-
-    # int8, not a float or bool type: the columnar fast path then always defers to this model.
-    arrow_types: ClassVar[dict[str, pa.DataType]] = {"verdict": pa.int8()}
-    # Makes the columnar fast path hand files without a (non-null) verdict column to the row
-    # validator, which requires the key; an all-null column is valid but not "given" there.
-    requires_one_of: ClassVar[tuple[str, ...]] = ("verdict",)
+def _pct(key: str, label: str, description: str, direction: Direction) -> MetricSpec:
+    return MetricSpec(key, label, description, scale=100, decimals=1, direction=direction)
 
 
-DEFAULT_SEED = 4  # DESIGN.md: the same seed for mumath and opc
-CLUSTER = "problem_id"
-ITEM_COLUMNS = ("problem_id", "author_model", "label")
-SCORED_FIELDS = ("verdict",)
-SCOPES = {"author_model": "author_model"}
-METRICS = ("macro_f1", "tpr", "tnr", "ppv", "npv", "inconclusive_rate")
+GROUPS = (
+    MetricGroup(
+        "Verdicts against the human label (positive = solution correct)",
+        (
+            _pct(
+                "macro_f1",
+                "Macro F1",
+                "Mean of the F1 of the correct and incorrect classes, ×100.",
+                "higher",
+            ),
+            _pct("tpr", "TPR", "Share of correct solutions judged correct, ×100.", "higher"),
+            _pct("tnr", "TNR", "Share of incorrect solutions judged incorrect, ×100.", "higher"),
+            _pct("ppv", "PPV", "Share of 'correct' verdicts that are right, ×100.", "higher"),
+            _pct("npv", "NPV", "Share of 'incorrect' verdicts that are right, ×100.", "higher"),
+            _pct(
+                "inconclusive_rate",
+                "Inconclusive",
+                "Share of null verdicts, ×100 (counted as wrong).",
+                "lower",
+            ),
+        ),
+    ),
+)
 
-# `verdict` is the run-combined vote: > 0 correct, < 0 incorrect, 0 inconclusive.
-_STATISTICS = {
-    "pos": "count_if(label)",
-    "neg": "count_if(NOT label)",
-    "pred_pos": "count_if(verdict > 0)",
-    "pred_neg": "count_if(verdict < 0)",
-    "tp": "count_if(label AND verdict > 0)",
-    "tn": "count_if(NOT label AND verdict < 0)",
-    "inconclusive": "count_if(verdict = 0)",
-}
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return list(METRICS)
-
-
-def stats_sql(fields: tuple[str, ...]) -> str:
-    return grouped_sums_sql(_STATISTICS)
-
-
-def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Metric values from summed counts; elementwise, for point estimates and replicates."""
-
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return num / np.where(den > 0, den, np.nan)
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f1_correct = ratio(2 * sums["tp"], sums["pred_pos"] + sums["pos"])
-        f1_incorrect = ratio(2 * sums["tn"], sums["pred_neg"] + sums["neg"])
-        return {
-            "macro_f1": (f1_correct + f1_incorrect) / 2,
-            "tpr": ratio(sums["tp"], sums["pos"]),
-            "tnr": ratio(sums["tn"], sums["neg"]),
-            "ppv": ratio(sums["tp"], sums["pred_pos"]),
-            "npv": ratio(sums["tn"], sums["pred_neg"]),
-            "inconclusive_rate": ratio(sums["inconclusive"], sums["pos"] + sums["neg"]),
-        }
-
-
-def extras(con: duckdb.DuckDBPyConnection, fields: tuple[str, ...]) -> dict[str, list[dict]]:
-    """The confusion matrix of every scope: item counts per (label, verdict)."""
-    rows = con.execute(
-        """SELECT scope, subset,
-                  CASE WHEN label THEN 'correct' ELSE 'incorrect' END AS label,
-                  CASE WHEN verdict > 0 THEN 'correct'
-                       WHEN verdict < 0 THEN 'incorrect'
-                       ELSE 'inconclusive' END AS verdict,
-                  count(*) AS n
-           FROM scoped GROUP BY ALL ORDER BY ALL"""
-    ).fetchall()
-    keys = ("scope", "subset", "label", "verdict", "n")
-    return {"confusion": [dict(zip(keys, row, strict=True)) for row in rows]}
+ALWAYS_INCORRECT = Baseline(
+    key="always-incorrect",
+    judge_name="Constant (always incorrect)",
+    run="constant:always_incorrect",
+    partial=False,
+    description="Judges every solution incorrect.",
+)

@@ -9,9 +9,9 @@ import jinja2
 
 _ENV = jinja2.Environment(
     loader=jinja2.FunctionLoader(
-        lambda name: resources.files(f"mathjudge.benchmarks.{name}")
-        .joinpath("card.md")
-        .read_text("utf-8")
+        lambda name: (
+            resources.files(f"mathjudge.benchmarks.{name}").joinpath("card.md").read_text("utf-8")
+        )
     ),
     autoescape=False,  # Markdown, not HTML; values are our own build facts
     undefined=jinja2.StrictUndefined,

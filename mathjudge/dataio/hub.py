@@ -15,7 +15,7 @@ import httpx2
 from huggingface_hub import HfApi
 
 from mathjudge import __version__
-from mathjudge.builders.sources import sha256_file
+from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import MathJudgeError
 
 

@@ -32,6 +32,11 @@ class BuiltDataset:
                 return self.root / entry["path"]
         raise MathJudgeError(f"{self.root}: no {config}/{split} in manifest.json")
 
+    def card(self) -> str:
+        """The data card (README.md) text, "" when the folder has none."""
+        path = self.root / "README.md"
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+
     def item_ids(self, config: str) -> list[str]:
         path = str(self.parquet(config))
         rows = duckdb.execute("SELECT item_id FROM read_parquet(?)", [path]).fetchall()

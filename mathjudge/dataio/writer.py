@@ -24,7 +24,7 @@ from huggingface_hub import DatasetCardData
 
 from mathjudge import __version__
 from mathjudge.atomic import atomic_dir
-from mathjudge.builders.sources import ResolvedFile, Source, sha256_file
+from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 
 PARQUET_OPTIONS: dict[str, Any] = {
     "compression": "zstd",

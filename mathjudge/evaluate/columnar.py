@@ -20,7 +20,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.spec.prediction import PredictionRow
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from mathjudge import __version__, registry
+from mathjudge.dataio.jsonfiles import read_json
+from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.dataset import open_dataset
-from mathjudge.evaluate.results import EvaluationResult
 from mathjudge.evaluate.scoring import resolve_options, score
 from mathjudge.evaluate.submission import Submission, load_submission
-from mathjudge.jsonfiles import read_json
+from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
+from mathjudge.spec.scorer import Scorer
 
 DEFAULT_BOOTSTRAP = 1000
 MAX_JUDGE_NAME = 200
@@ -24,12 +29,33 @@ def validate_file(
     benchmark: str, path: Path, datasets_dir: Path, *, allow_partial: bool = False
 ) -> Submission:
     spec = registry.get(benchmark)
-    dataset = open_dataset(spec.dataset_name, datasets_dir)
+    dataset = open_dataset(spec.dataset, datasets_dir)
     return load_submission(
         path,
-        spec.scorer_module().Prediction,
+        spec.scorer().prediction,
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
+    )
+
+
+def scored_items(spec: BenchmarkSpec, scorer: Scorer, dataset: BuiltDataset) -> pa.Table:
+    """The items config's columns that scoring, ranking and the site read: ids, the scorer's
+    columns, the item text and the gold columns the explorer shows."""
+    columns = dict.fromkeys(
+        ["item_id", *scorer.item_columns, *spec.item_text, *(f.gold for f in spec.items)]
+    )
+    return pq.read_table(dataset.parquet(spec.items_config), columns=list(columns))
+
+
+def snapshot(spec: BenchmarkSpec, dataset: BuiltDataset, items: pa.Table) -> DatasetSnapshot:
+    return DatasetSnapshot(
+        name=dataset.benchmark,
+        version=dataset.version,
+        content_hash=dataset.content_hash,
+        items_config=spec.items_config,
+        items=items,
+        card=dataset.card(),
+        manifest=dataset.manifest,
     )
 
 
@@ -77,16 +103,19 @@ def evaluate_file(
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
-    scorer = spec.scorer_module()
+    scorer = spec.scorer()
     options = resolve_options(scorer, options)
-    dataset = open_dataset(spec.dataset_name, datasets_dir)
+    dataset = open_dataset(spec.dataset, datasets_dir)
+    items = scored_items(spec, scorer, dataset)
     submission = load_submission(
-        path, scorer.Prediction, dataset.item_ids(spec.items_config), allow_partial=allow_partial
+        path,
+        scorer.prediction,
+        items.column("item_id").to_pylist(),
+        allow_partial=allow_partial,
     )
-    seed = scorer.DEFAULT_SEED if seed is None else seed
+    seed = spec.seed if seed is None else seed
     scored = score(
-        dataset,
-        spec.items_config,
+        items,
         scorer,
         submission.table,
         submission.fields,
@@ -96,7 +125,7 @@ def evaluate_file(
         options=options,
         on_progress=on_progress,
     )
-    bootstrap = {"B": n_boot, "seed": seed, "unit": scorer.CLUSTER, "ci": "percentile 95%"}
+    bootstrap = {"B": n_boot, "seed": seed, "unit": scorer.cluster, "ci": "percentile 95%"}
     return EvaluationResult(
         benchmark=benchmark,
         dataset_version=dataset.version,
@@ -108,7 +137,7 @@ def evaluate_file(
         coverage=submission.coverage,
         partial=submission.partial,
         runs=submission.runs,
-        runs_agg=getattr(scorer, "RUNS_AGG", runs_agg),
+        runs_agg=scorer.pooled.name if scorer.pooled is not None else runs_agg,
         fields=submission.fields,
         bootstrap=(bootstrap | {"options": options}) if options else bootstrap,
         meta=meta or {},
@@ -116,5 +145,6 @@ def evaluate_file(
         scores=tuple(scored.scores),
         predictions=scored.predictions,
         extras=scored.extras,
+        dataset=snapshot(spec, dataset, items),
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-RUNS_AGGREGATES = ("mean", "median", "majority")
+from mathjudge.spec.scorer import FIELDWISE_REDUCERS as RUNS_AGGREGATES
 
 
 def _numeric(field: str, how: str) -> str:

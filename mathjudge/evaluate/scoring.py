@@ -2,15 +2,13 @@
 
 The engine builds the table `scoped`: one row per (scope, subset, item) with the item's columns,
 its cluster index `ci` (clusters = every cluster of the dataset, sorted) and the submission's
-run-aggregated prediction fields. The benchmark's scoring module turns `scoped` into additive
-per-(scope, subset, cluster) statistics with one SQL query and maps summed statistics to metric
-values with `finalize`; everything else here is shared by every benchmark.
+run-combined prediction fields. The benchmark's `Scorer` (see `spec.scorer`) turns `scoped`
+into additive per-(scope, subset, cluster) statistics with one SQL query and maps summed
+statistics to metric values with `finalize`; everything else here is shared by every benchmark.
 
-Two opt-ins for benchmarks whose runs are not ensembled field by field: a scorer may define
-`combine_runs(con, table, fields, options)`, which replaces `--runs-agg` (named by its `RUNS_AGG`)
-and turns the validated rows, all runs, into the per-item table the statistics join (it may also
-leave tables of its own on `con` for its `stats_sql`); and `OPTIONS`, option name -> allowed
-values (the first is the default), which `resolve_options` checks and `combine_runs` receives.
+Runs are combined by the reducer the user names (`--runs-agg`, field by field) unless the
+scorer pools runs itself (`Scorer.pooled`); a scorer's `options` (allowed values, the first the
+default) are checked by `resolve_options` and handed to its pooled reducer.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
 
 import duckdb
 import numpy as np
@@ -26,19 +23,9 @@ import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
-from mathjudge.evaluate.dataset import BuiltDataset
 from mathjudge.evaluate.runs import aggregate_sql
-
-
-@dataclass(frozen=True)
-class Score:
-    scope: str
-    subset: str
-    metric: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
+from mathjudge.spec.results import Score
+from mathjudge.spec.scorer import Scorer
 
 
 @dataclass(frozen=True)
@@ -50,16 +37,9 @@ class ClusterStats:
     n_items: np.ndarray  # items per group
     matrix: np.ndarray  # clusters x (groups * statistics)
 
-    def metrics(self, scorer: ModuleType, fields: tuple[str, ...], sums: np.ndarray):
+    def metrics(self, scorer: Scorer, fields: tuple[str, ...], sums: np.ndarray):
         shaped = sums.reshape(*sums.shape[:-1], len(self.groups), len(self.names))
         return scorer.finalize({n: shaped[..., j] for j, n in enumerate(self.names)}, fields)
-
-
-def grouped_sums_sql(aggregates: dict[str, str]) -> str:
-    """The usual statistics query: SQL aggregates over the rows of each (scope, subset, ci)."""
-    columns = ", ".join(f"{sql} AS {name}" for name, sql in aggregates.items())
-    return f"""SELECT scope, subset, ci, count(*) AS n_items, {columns}
-               FROM scoped GROUP BY scope, subset, ci"""
 
 
 def _natural(text: str) -> tuple:
@@ -71,30 +51,26 @@ def _clean(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def scored_fields(scorer: ModuleType, given: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f for f in scorer.SCORED_FIELDS if f in given)
-
-
-def connect(dataset: BuiltDataset, items_config: str, scorer: ModuleType):
-    """A DuckDB connection with the view `items` (only the columns scoring reads) and the
+def connect(items: pa.Table, scorer: Scorer) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with the table `items` (only the columns scoring reads) and the
     table `cluster_index` (cluster -> ci over every cluster of the dataset)."""
     con = duckdb.connect()
-    con.read_parquet(str(dataset.parquet(items_config))).select(
-        ", ".join(("item_id", *scorer.ITEM_COLUMNS))
-    ).create_view("items")
+    con.register("all_items", items.select(["item_id", *scorer.item_columns]))
+    con.execute("CREATE TEMP TABLE items AS SELECT * FROM all_items")
+    con.unregister("all_items")
     con.execute(
         f"""CREATE TEMP TABLE cluster_index AS
-            SELECT {scorer.CLUSTER} AS cluster,
-                   row_number() OVER (ORDER BY {scorer.CLUSTER}) - 1 AS ci
-            FROM (SELECT DISTINCT {scorer.CLUSTER} FROM items)"""
+            SELECT {scorer.cluster} AS cluster,
+                   row_number() OVER (ORDER BY {scorer.cluster}) - 1 AS ci
+            FROM (SELECT DISTINCT {scorer.cluster} FROM items)"""
     )
     return con
 
 
-def resolve_options(scorer: ModuleType, given: dict[str, str] | None) -> dict[str, str]:
+def resolve_options(scorer: Scorer, given: dict[str, str] | None) -> dict[str, str]:
     """Every option the scorer takes, set to the given value or its default. An option whose
     allowed values are None takes free text (e.g. a model name) and defaults to ""."""
-    allowed: dict[str, tuple[str, ...] | None] = getattr(scorer, "OPTIONS", {})
+    allowed = scorer.options
     given = given or {}
     for name, value in given.items():
         if name not in allowed:
@@ -109,48 +85,48 @@ def resolve_options(scorer: ModuleType, given: dict[str, str] | None) -> dict[st
 def combined_predictions(
     con: duckdb.DuckDBPyConnection,
     table: pa.Table,
-    scorer: ModuleType,
+    scorer: Scorer,
     fields: tuple[str, ...],
     runs_agg: str,
     options: dict[str, str],
 ) -> pa.Table:
-    """The per-item table scored: the scorer's own `combine_runs`, else runs ensembled."""
-    if hasattr(scorer, "combine_runs"):
-        return scorer.combine_runs(con, table, fields, options)
+    """The per-item table scored: the scorer's pooled runs, else runs ensembled."""
+    if scorer.pooled is not None:
+        return scorer.pooled.combine(con, table, fields, options)
     return aggregated_predictions(con, table, scorer, fields, runs_agg)
 
 
 def aggregated_predictions(
-    con: duckdb.DuckDBPyConnection, table: pa.Table, scorer: ModuleType, fields, runs_agg: str
+    con: duckdb.DuckDBPyConnection, table: pa.Table, scorer: Scorer, fields, runs_agg: str
 ) -> pa.Table:
     """One row per item: the runs of `table` combined field by field."""
     con.register("submitted", table)
-    sql = aggregate_sql({f: scorer.Prediction.arrow_types[f] for f in fields}, runs_agg)
+    sql = aggregate_sql({f: scorer.prediction.arrow_types[f] for f in fields}, runs_agg)
     out = con.sql(sql).to_arrow_table()
     con.unregister("submitted")
     return out
 
 
 def cluster_statistics(
-    con: duckdb.DuckDBPyConnection, scorer: ModuleType, fields: tuple[str, ...], preds: pa.Table
+    con: duckdb.DuckDBPyConnection, scorer: Scorer, fields: tuple[str, ...], preds: pa.Table
 ) -> ClusterStats:
     con.register("preds", preds)
     scope_rows = ["SELECT 'overall' AS scope, 'all' AS subset, * FROM joined"] + [
         f"SELECT '{name}' AS scope, CAST({expr} AS VARCHAR) AS subset, * FROM joined"
-        for name, expr in scorer.SCOPES.items()
+        for name, expr in scorer.scopes.items()
     ]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE scoped AS
             WITH joined AS (
                 SELECT items.*, cluster_index.ci, preds.* EXCLUDE (item_id)
                 FROM items JOIN preds USING (item_id)
-                JOIN cluster_index ON items.{scorer.CLUSTER} = cluster_index.cluster
+                JOIN cluster_index ON items.{scorer.cluster} = cluster_index.cluster
             )
             {" UNION ALL ".join(scope_rows)}"""
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE cluster_stats AS {scorer.stats_sql(fields)}")
     con.unregister("preds")
-    order = ["overall", *scorer.SCOPES]
+    order = ["overall", *scorer.scopes]
     groups = sorted(
         (
             tuple(g)
@@ -206,7 +182,7 @@ def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[
 
 def _run_spread(
     con: duckdb.DuckDBPyConnection,
-    scorer: ModuleType,
+    scorer: Scorer,
     fields,
     table: pa.Table,
     options: dict[str, str],
@@ -249,9 +225,8 @@ class Scored:
 
 
 def score(
-    dataset: BuiltDataset,
-    items_config: str,
-    scorer: ModuleType,
+    items: pa.Table,
+    scorer: Scorer,
     table: pa.Table,
     given_fields: tuple[str, ...],
     *,
@@ -261,14 +236,14 @@ def score(
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Scored:
-    fields = scored_fields(scorer, given_fields)
+    fields = scorer.fields_of(given_fields)
     options = resolve_options(scorer, options)
-    con = connect(dataset, items_config, scorer)
+    con = connect(items, scorer)
     try:
         preds = combined_predictions(con, table, scorer, fields, runs_agg, options)
         stats = cluster_statistics(con, scorer, fields, preds)
         # Optional hook: tables computed from `scoped` that are not metrics with CIs.
-        extras = scorer.extras(con, fields) if hasattr(scorer, "extras") else {}
+        extras = scorer.extras(con, fields) if scorer.extras is not None else {}
         spread = _run_spread(con, scorer, fields, table, options) if _n_runs(table) > 1 else []
     finally:
         con.close()
@@ -278,8 +253,7 @@ def score(
         scorer, fields, replicate_sums(stats.matrix, n_boot, seed, on_progress)
     )
     # Counts (e.g. problems where a statistic is defined) are facts of the data, not estimates.
-    no_ci = set(getattr(scorer, "NO_CI", ()))
-    ci = {m: percentile_interval(replicates[m]) for m in names if m not in no_ci}
+    ci = {m: percentile_interval(replicates[m]) for m in names if m not in scorer.no_ci}
     return Scored(_rows(stats, names, point, ci) + spread, preds, extras)
 
 

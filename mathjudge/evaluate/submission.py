@@ -21,10 +21,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from mathjudge.builders.sources import sha256_file
+from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import Problem, ValidationFailed
 from mathjudge.evaluate import columnar
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.spec.prediction import PredictionRow
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30

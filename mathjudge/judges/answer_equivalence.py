@@ -19,7 +19,6 @@ from mathjudge.spec.cases import Case, Target
 
 class AnswerEquivalence:
     name: ClassVar[str] = "answer-equivalence"
-    benchmarks: ClassVar[tuple[str, ...]] = ("mumath", "stepmathbench")
     uses_model: ClassVar[bool] = False
 
     @property

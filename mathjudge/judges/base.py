@@ -1,8 +1,9 @@
-"""What every reference judge is: a name, the benchmarks it writes, its prompt files, and an
+"""What every reference judge is: a name, its prompt files, and an
 async `judge(case, ask)` that returns prediction fields or raises `JudgeFailure`.
 
 A judge that combines its own runs (e.g. a pessimistic union) also has
-`combine_runs(fields_per_run) -> fields`; the runner then writes one row per item.
+`combine_runs(fields_per_run) -> fields`; the runner then writes one row per item. Which
+benchmarks a judge applies to is declared by each benchmark's spec (`Judging.judges`).
 
 `Ask` is the judge's only way to a model: it binds one item and one run index to the shared
 `LlmClient`, so every call is bounded, retried, cached by content hash (the run index salts
@@ -15,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from mathjudge.judges.cases import Case, Target
 from mathjudge.llm import LlmClient, LlmRequest
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 T = TypeVar("T")
 Fields = dict[str, Any]
@@ -57,7 +58,6 @@ class Judge(Protocol):
     meta.json); `uses_model` is False for rule-based judges, which need no --model."""
 
     name: ClassVar[str]
-    benchmarks: ClassVar[tuple[str, ...]]
     uses_model: ClassVar[bool]
 
     @property

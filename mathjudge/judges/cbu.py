@@ -20,13 +20,13 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from mathjudge.answers.decide import TIMEOUT_S, decide
 from mathjudge.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
-from mathjudge.judges.cases import Case, Question, Target
-from mathjudge.judges.cbu_answers import TIMEOUT_S, decide
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import LlmRequest, final_field
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Question, Target
 
 SOLVE_PROMPT = "judge_cbu_solve"
 EQUIVALENCE_PROMPT = "judge_cbu_equivalence"
@@ -39,7 +39,6 @@ T = TypeVar("T")
 
 class Cbu:
     name: ClassVar[str] = "cbu"
-    benchmarks: ClassVar[tuple[str, ...]] = ("expertmath",)
     uses_model: ClassVar[bool] = True
 
     def __init__(self, rollouts: int = DEFAULT_ROLLOUTS) -> None:

@@ -13,11 +13,13 @@ from typing import Any
 FULL_MARKS = 10.0
 
 
-def full_marks(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def full_marks(rows: Iterable[Mapping[str, Any]], _ctx: object = None) -> list[dict[str, Any]]:
     """StepMathBench: 10/10 and a correct final answer for every solution."""
     return [{"item_id": r["item_id"], "score": FULL_MARKS, "answer_correct": True} for r in rows]
 
 
-def always_incorrect(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def always_incorrect(
+    rows: Iterable[Mapping[str, Any]], _ctx: object = None
+) -> list[dict[str, Any]]:
     """Verdict benchmarks: every solution judged incorrect (the majority class of OPC)."""
     return [{"item_id": r["item_id"], "verdict": False} for r in rows]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, user
-from mathjudge.judges.cases import Case, Target
 from mathjudge.judges.parsing import score_parser, step_labels_parser, verdict_parser
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 SCORE_PROMPT = "judge_direct_score"
 VERDICT_PROMPT = "judge_direct_verdict"
@@ -41,15 +41,6 @@ def numbered(steps: tuple[str, ...]) -> str:
 
 class DirectJudge:
     name: ClassVar[str] = "direct"
-    benchmarks: ClassVar[tuple[str, ...]] = (
-        "stepmathbench",
-        "proofbench",
-        "proofbench_bon",
-        "mumath",
-        "opc",
-        "expertmath",
-        "hard2verify",
-    )
     uses_model: ClassVar[bool] = True
 
     @property

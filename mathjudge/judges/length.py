@@ -9,22 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mathjudge.judges.baselines import Baseline
 
-
-def solution_length(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def solution_length(rows: Iterable[Mapping[str, Any]], _ctx: object = None) -> list[dict[str, Any]]:
     """ExpertMath-style: each candidate's score is its number of whitespace-separated tokens."""
     return [{"item_id": r["item_id"], "score": float(len(r["solution"].split()))} for r in rows]
-
-
-BASELINES: tuple[Baseline, ...] = (
-    Baseline(
-        key="solution-length",
-        judge_name="Solution length",
-        benchmark="expertmath",
-        judge=lambda rows, _source_dir: solution_length(rows),
-        partial=False,
-        description="Scores each candidate by its length in whitespace-separated tokens: "
-        "longer ranks higher.",
-    ),
-)

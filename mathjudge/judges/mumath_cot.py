@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
-from mathjudge.judges.cases import Case, Target
 from mathjudge.judges.parsing import three_way
 from mathjudge.llm import AnswerError
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 JUDGE_PROMPT = "judge_mumath_cot"
 EXTRACT_PROMPT = "judge_mumath_extract"
@@ -24,7 +24,6 @@ def _free_text(answer: str) -> str:
 
 class MumathCot:
     name: ClassVar[str] = "mumath-cot"
-    benchmarks: ClassVar[tuple[str, ...]] = ("mumath",)
     uses_model: ClassVar[bool] = True
 
     @property

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
-from mathjudge.judges.cases import Case, Target
 from mathjudge.judges.direct import numbered
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import AnswerError, final_field
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 MODULES_PROMPT = "judge_pfbv_modules"
 VERIFY_PROMPT = "judge_pfbv_verify"
@@ -126,7 +126,6 @@ def _module_check(answer: str) -> tuple[bool, str]:
 
 class PfBv:
     name: ClassVar[str] = "pf-bv"
-    benchmarks: ClassVar[tuple[str, ...]] = ("opc", "hard2verify")
     uses_model: ClassVar[bool] = True
 
     @property

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, or_none, user
-from mathjudge.judges.cases import Case, Target
 from mathjudge.judges.parsing import score_parser
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 PROMPT = "judge_proof_grader"
 CONTEXTS = ("ref+ms", "ms", "ref", "none")
@@ -39,7 +39,6 @@ _GUIDANCE = {
 
 class ProofGrader:
     name: ClassVar[str] = "proof-grader"
-    benchmarks: ClassVar[tuple[str, ...]] = ("proofbench", "proofbench_bon", "opc")
     uses_model: ClassVar[bool] = True
 
     def __init__(self, context: str = "ref+ms", threshold: int = DEFAULT_THRESHOLD) -> None:

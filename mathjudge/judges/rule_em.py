@@ -8,9 +8,9 @@ judged, as in the paper.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from mathjudge.answers.normalised import answers_match, extract_final_answer
+from mathjudge.spec.benchmark import BaselineContext
 
 
 def judge(rows: Iterable[Mapping]) -> list[dict]:
@@ -31,6 +31,6 @@ def judge(rows: Iterable[Mapping]) -> list[dict]:
     return verdicts
 
 
-def baseline(rows: Iterable[Mapping], _source_dir: Path | None) -> list[dict]:
+def baseline(rows: Iterable[Mapping], _ctx: BaselineContext) -> list[dict]:
     """`judge` as a demo baseline (it needs no source files)."""
     return judge(rows)

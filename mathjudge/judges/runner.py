@@ -31,15 +31,14 @@ from typing import Any
 
 from mathjudge import __version__, registry
 from mathjudge.atomic import atomic_path
+from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.dataset import BuiltDataset, open_dataset
 from mathjudge.judges.base import Ask, Judge, JudgeFailure, prompt_hashes
-from mathjudge.judges.cases import case, target
-from mathjudge.judges.item_rows import judge_rows
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.llm import LlmClient, LlmStats, Progress
 from mathjudge.llm.client import gather_in_order, run_sync
 from mathjudge.llm.usage import UNKNOWN
+from mathjudge.spec.benchmark import Judging
 
 
 @dataclass
@@ -87,7 +86,7 @@ class JudgeRun:
         if self.failures:
             how = (
                 "written as inconclusive"
-                if target(self.benchmark).inconclusive_allowed
+                if judging_of(self.benchmark).target.inconclusive_allowed
                 else ("left out (evaluate with --allow-partial)" if self.partial else "left out")
             )
             lines.append(f"{len(self.failures)} failure(s), {how}:")
@@ -110,15 +109,16 @@ def run_judge(
     progress: Progress | None = None,
 ) -> JudgeRun:
     """Judges every row `runs` times (synchronous; runs its own event loop)."""
-    if benchmark not in judge.benchmarks:
-        supported = ", ".join(judge.benchmarks)
+    judging = judging_of(benchmark)
+    if judge.name not in judging.judges:
+        supported = ", ".join(benchmarks_of(judge.name))
         raise MathJudgeError(f"judge {judge.name!r} does not support {benchmark!r} ({supported})")
     if runs < 1:
         raise MathJudgeError("--runs must be at least 1")
     if judge.uses_model and client is None:
         raise MathJudgeError(f"judge {judge.name!r} needs a model (--model)")
-    goal = target(benchmark)
-    every = [case(benchmark, row) for row in rows]
+    goal = judging.target
+    every = [judging.case(row) for row in rows]
     cases = [c for c in every if judge.applies(c)]
 
     async def one(index: int, run: int | None) -> Outcome:
@@ -133,7 +133,7 @@ def run_judge(
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
     combine = getattr(judge, "combine_runs", None)
     # A scorer that unites runs itself (Hard2Verify's union over k) gets every run as a row.
-    scorer_combines = hasattr(registry.get(benchmark).scorer_module(), "combine_runs")
+    scorer_combines = registry.get(benchmark).scorer().pooled is not None
     if combine is not None and runs > 1 and not scorer_combines:
         pairs, outcomes = _combined(pairs, outcomes, runs, combine)
 
@@ -281,9 +281,26 @@ def dataset_rows(
     import pyarrow.parquet as pq
 
     spec = registry.get(benchmark)
-    dataset = open_dataset(spec.dataset_name, datasets_dir)
+    dataset = open_dataset(spec.dataset, datasets_dir)
     table = pq.read_table(dataset.parquet(spec.items_config))
     total = table.num_rows
     if limit is not None:
         table = table.slice(0, limit)
-    return dataset, judge_rows(benchmark, dataset, table.to_pylist()), total
+    rows = table.to_pylist()
+    if spec.judging is not None and spec.judging.rows is not None:
+        rows = spec.resolve(spec.judging.rows)(dataset, rows)
+    return dataset, rows, total
+
+
+def judging_of(benchmark: str) -> Judging:
+    """How reference judges see `benchmark`; an error for one no reference judge writes."""
+    judging = registry.get(benchmark).judging
+    if judging is None:
+        known = ", ".join(s.name for s in registry.specs() if s.judging is not None)
+        raise MathJudgeError(f"no reference judge writes {benchmark!r} yet; known: {known}")
+    return judging
+
+
+def benchmarks_of(judge: str) -> list[str]:
+    """The benchmarks whose spec lists `judge`."""
+    return [s.name for s in registry.specs() if s.judging and judge in s.judging.judges]

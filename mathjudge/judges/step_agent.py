@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from mathjudge.builders.stepmathbench import eq1_score
+from mathjudge.benchmarks.stepmathbench.build import eq1_score
 from mathjudge.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, or_none, user
-from mathjudge.judges.cases import Case, Target
 from mathjudge.llm import AnswerError, final_field
 from mathjudge.prompts import load_prompt
+from mathjudge.spec.cases import Case, Target
 
 SEGMENT_PROMPT = "judge_step_segment"
 LABEL_PROMPT = "judge_step_label"
@@ -109,7 +109,6 @@ def error_chains(labels: list[str], links: dict[int, int]) -> list[list[int]]:
 
 class StepAgent:
     name: ClassVar[str] = "step-agent"
-    benchmarks: ClassVar[tuple[str, ...]] = ("stepmathbench",)
     uses_model: ClassVar[bool] = True
 
     def __init__(self, modules: tuple[str, ...] = ()) -> None:

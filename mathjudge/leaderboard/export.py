@@ -1,10 +1,11 @@
-"""Results store -> plain data files (`leaderboard.json`, per-benchmark CSV/JSON downloads).
+"""The stored leaderboard document -> plain data files (`leaderboard.json`, per-benchmark
+CSV/JSON downloads, the item explorer's Parquet files).
 
-The site is rendered from these files only, never from the store, so what a reader downloads is
-exactly what the pages show, and the renderer cannot depend on scoring internals. Each
-(benchmark, judge) is represented by its latest submission; values stay in natural units.
-With the built datasets at hand the export also ranks the reproduced judges (`ranks`), writes
-the per-item predictions (`items`) and copies each dataset's card and manifest.
+`evaluate.publish` stores the document (latest submission per judge, ranks, presentation
+facts); this module reads it, adds the download names and the per-item data (items and
+predictions, read from the store), and writes the files. The pages are rendered from these
+files only, so what a reader downloads is exactly what the pages show. Values stay in natural
+units.
 """
 
 from __future__ import annotations
@@ -14,45 +15,21 @@ import io
 import json
 import os
 import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
-from mathjudge import __version__
 from mathjudge.errors import MathJudgeError
 from mathjudge.leaderboard.items import export_items
-from mathjudge.leaderboard.ranks import rank_benchmark
+from mathjudge.spec.document import DOCUMENT, SCHEMA_VERSION, LeaderboardDocument
+from mathjudge.store import read
 
-SCHEMA_VERSION = 2
 LEADERBOARD_JSON = "leaderboard.json"
-# Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Benchmark names become file names; registry names match this, anything else is refused.
 SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 DOWNLOAD_COLUMNS = (
     "submission_id", "judge", "source", "scope", "subset", "metric", "value", "ci_low",
     "ci_high", "n", "coverage", "partial", "dataset_version", "content_hash",
 )  # fmt: skip
-
-LATEST = """
-    SELECT * FROM submissions
-    QUALIFY row_number() OVER (
-        PARTITION BY benchmark, source, judge ORDER BY created DESC, id DESC
-    ) = 1
-"""
-SUBMISSIONS = f"""
-    SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,
-           epoch_us(created) AS created, partial, coverage, n_items, runs, runs_agg, fields,
-           bootstrap, source, citation, mathjudge_version, extras
-    FROM ({LATEST}) ORDER BY benchmark, judge
-"""
-SCORES = f"""
-    SELECT s.submission_id, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n
-    FROM scores s JOIN ({LATEST}) latest ON s.submission_id = latest.id
-    ORDER BY s.submission_id, s.scope <> 'overall', s.scope, s.subset, s.metric
-"""
 
 
 # A spreadsheet runs a cell starting with one of these as a formula; such text gets a quote.
@@ -63,20 +40,17 @@ def download_names(benchmark: str) -> dict[str, str]:
     return {"csv": f"{benchmark}_scores.csv", "json": f"{benchmark}_scores.json"}
 
 
-def export_data(store: Path, data_dir: Path, datasets_dir: Path | None = None) -> Path:
-    """Write `leaderboard.json` and the downloads into `data_dir`; returns the JSON's path.
-
-    `datasets_dir` (the built datasets the judges were scored on) enables rank intervals, the
-    item explorer data and the dataset pages; without it those parts say why they are absent.
-    """
-    leaderboard = read_store(store)
+def export_data(store: Path, data_dir: Path) -> Path:
+    """Write `leaderboard.json` and the downloads into `data_dir`; returns the JSON's path."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(store), read_only=True) as con:
-        for bench in leaderboard["benchmarks"]:
-            subs = bench["submissions"]
-            bench["ranks"] = rank_benchmark(bench["name"], subs, con, datasets_dir)
-            bench["items"] = export_items(bench["name"], subs, con, datasets_dir, data_dir)
-    leaderboard["datasets"] = read_datasets(datasets_dir)
+    with read.reading(store) as con:
+        document = read_document(con, store)
+        for bench in document.benchmarks:
+            _safe_name(bench.name)
+            bench.downloads = download_names(bench.name)
+            view = {**bench.model_dump(mode="json"), "presentation": bench.presentation}
+            bench.items = export_items(view, con, data_dir)
+    leaderboard = json.loads(document.model_dump_json())
     for bench in leaderboard["benchmarks"]:
         rows = long_rows(bench["submissions"])
         names = bench["downloads"]
@@ -96,6 +70,16 @@ def export_data(store: Path, data_dir: Path, datasets_dir: Path | None = None) -
     return target
 
 
+def read_document(con: Any, store: Path) -> LeaderboardDocument:
+    """The document `evaluate.publish` stored; an error naming the store when there is none."""
+    text = read.document(con, DOCUMENT)
+    if text is None:
+        raise MathJudgeError(
+            f"{store}: no published leaderboard document; run `mathjudge leaderboard build`"
+        )
+    return LeaderboardDocument.model_validate_json(text)
+
+
 OVERVIEW = {"csv": "overview.csv", "json": "overview.json"}
 OVERVIEW_COLUMNS = (
     "benchmark", "submission_id", "judge", "source", "citation", "metric", "value", "ci_low",
@@ -105,11 +89,9 @@ OVERVIEW_COLUMNS = (
 
 def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
     """The overview table in long form: each judge's overall headline score per benchmark."""
-    from mathjudge.leaderboard.presentation import presentation_for
-
     rows = []
     for bench in leaderboard["benchmarks"]:
-        headline = presentation_for(bench["name"]).headline
+        headline = bench["presentation"]["headline"]
         ranked = bench.get("ranks", {}).get("judges", {})
         for sub in bench["submissions"]:
             score = next(
@@ -145,65 +127,6 @@ def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def read_datasets(datasets_dir: Path | None) -> list[dict[str, Any]]:
-    """Card text and manifest of every built dataset in `datasets_dir`, for the dataset pages."""
-    if datasets_dir is None or not datasets_dir.is_dir():
-        return []
-    out = []
-    for manifest_path in sorted(datasets_dir.glob("*/manifest.json")):
-        name = manifest_path.parent.name
-        if not SAFE_NAME.fullmatch(name):
-            continue
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MathJudgeError(f"{manifest_path}: not readable as JSON ({exc})") from exc
-        card = manifest_path.parent / "README.md"
-        out.append(
-            {
-                "name": name,
-                "manifest": manifest,
-                "card": card.read_text(encoding="utf-8") if card.is_file() else "",
-            }
-        )
-    return out
-
-
-def read_store(store: Path) -> dict[str, Any]:
-    """The leaderboard document: latest submission per (benchmark, judge) with its scores."""
-    if not store.is_file():
-        raise MathJudgeError(f"{store}: no results store here; run `mathjudge evaluate` first")
-    try:
-        with duckdb.connect(str(store), read_only=True) as con:
-            submissions = _records(con.execute(SUBMISSIONS))
-            scores = _records(con.execute(SCORES))
-            total = con.execute("SELECT count(*) FROM submissions").fetchone()
-    except duckdb.Error as exc:
-        raise MathJudgeError(f"{store}: cannot read as a mathjudge results store ({exc})") from exc
-    by_submission: dict[str, list[dict[str, Any]]] = {}
-    for row in scores:
-        by_submission.setdefault(row.pop("submission_id"), []).append(row)
-    created = [s["created"] for s in submissions]
-    benchmarks: dict[str, list[dict[str, Any]]] = {}
-    for sub in submissions:
-        benchmarks.setdefault(_safe_name(sub["benchmark"]), []).append(
-            _submission(sub, by_submission.get(sub["id"], []))
-        )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "generated_from": {
-            "store": store.name,
-            "submissions_in_store": total[0] if total else 0,
-            "latest_submission": _iso(max(created)) if created else None,
-            "mathjudge_version": __version__,
-        },
-        "benchmarks": [
-            {"name": name, "downloads": download_names(name), "submissions": subs}
-            for name, subs in sorted(benchmarks.items())
-        ],
-    }
-
-
 def long_rows(submissions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per score, with the submission facts a reader needs to interpret it."""
     rows = []
@@ -212,28 +135,6 @@ def long_rows(submissions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             record = {**sub, "submission_id": sub["id"], **score}
             rows.append({column: record[column] for column in DOWNLOAD_COLUMNS})
     return rows
-
-
-def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    names = [d[0] for d in cursor.description or []]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-def _submission(row: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        **{k: v for k, v in row.items() if k != "benchmark"},
-        "meta": json.loads(row["meta"]) if row["meta"] else {},
-        "bootstrap": json.loads(row["bootstrap"]),
-        # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for the site's plots.
-        "extras": json.loads(row["extras"]) if row["extras"] else {},
-        "created": _iso(row["created"]),
-        "fields": list(row["fields"]),
-        "scores": scores,
-    }
-
-
-def _iso(epoch_us: int) -> str:
-    return (EPOCH + timedelta(microseconds=epoch_us)).isoformat()
 
 
 def _safe_name(benchmark: str) -> str:

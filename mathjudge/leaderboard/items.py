@@ -9,6 +9,7 @@ scored on (runs combined; verdicts as votes +1 correct / -1 incorrect / 0 inconc
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import registry
 from mathjudge.atomic import atomic_path
-from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.dataset import open_dataset
-from mathjudge.leaderboard.presentation import ItemField, presentation_for
+from mathjudge.spec.presentation import BenchmarkPresentation, ItemField
+from mathjudge.store import read
 
 # Whether a prediction agrees with the gold value, per kind of field; NULL never agrees.
 AGREES = {
@@ -29,12 +28,9 @@ AGREES = {
     "verdict": "coalesce(prediction <> 0 AND (prediction > 0) = (gold > 0), false)",
 }
 PREDICTIONS = """
-    SELECT p.submission_id, s.judge, p.item_id, p.field, p.value AS prediction,
+    SELECT p.submission_id, j.judge, p.item_id, ? AS field, p.value AS prediction,
            CAST(i."{gold}" AS DOUBLE) AS gold
-    FROM item_predictions p
-    JOIN submissions s ON s.id = p.submission_id
-    JOIN read_parquet(?) i ON i.item_id = p.item_id
-    WHERE p.submission_id IN (SELECT unnest(?)) AND p.field = ?
+    FROM preds p JOIN judges j USING (submission_id) JOIN items i USING (item_id)
 """
 
 
@@ -46,45 +42,46 @@ def item_names(benchmark: str) -> dict[str, str]:
 
 
 def export_items(
-    benchmark: str,
-    submissions: list[dict[str, Any]],
-    con: duckdb.DuckDBPyConnection,
-    datasets_dir: Path | None,
-    data_dir: Path,
+    bench: dict[str, Any], con: duckdb.DuckDBPyConnection, data_dir: Path
 ) -> dict[str, Any]:
-    """Write the two files; returns what `leaderboard.json` says about them."""
-    show = presentation_for(benchmark)
+    """Write the two files for one benchmark of the document; returns what `leaderboard.json`
+    says about them. Items and predictions come from the store (`con`)."""
+    show: BenchmarkPresentation = bench["presentation"]
+    name = bench["name"]
     if not show.items:
         return {"status": "no item explorer for this benchmark"}
-    if datasets_dir is None or benchmark not in registry.BENCHMARKS:
-        return {"status": "no built dataset given"}
-    spec = registry.get(benchmark)
-    try:
-        dataset = open_dataset(spec.dataset_name, datasets_dir)
-        source = dataset.parquet(spec.items_config)
-    except MathJudgeError as exc:
-        return {"status": str(exc)}
-    columns = set(pq.read_schema(source).names)
+    reproduced = [s for s in bench["submissions"] if s["source"] != "reported"]
+    if not reproduced:
+        return {"status": "no reproduced judge"}
+    content_hash = Counter(s["content_hash"] for s in reproduced).most_common(1)[0][0]
+    stored = read.dataset_items(con, content_hash, show.items_config)
+    if stored is None:
+        return {"status": "the store keeps no items for this dataset; re-evaluate a judge"}
+    columns = set(stored.column_names)
     fields = [f for f in show.items if f.gold in columns]
     texts = [c for c in show.item_text if c in columns]
-    ids = [
-        s["id"]
-        for s in submissions
-        if s["source"] != "reported" and s["content_hash"] == dataset.content_hash
-    ]
-    names = item_names(benchmark)
-    items = con.sql(
-        "SELECT {} FROM read_parquet(?) ORDER BY item_id".format(
-            ", ".join(
-                ["item_id"]
-                + [f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in texts]
-                + [f'CAST("{f.gold}" AS DOUBLE) AS "{f.gold}"' for f in fields]
+    judges = {s["id"]: s["judge"] for s in reproduced if s["content_hash"] == content_hash}
+    names = item_names(name)
+    db = duckdb.connect()
+    try:
+        db.register("items", stored)
+        db.register(
+            "judges",
+            pa.table({"submission_id": list(judges), "judge": list(judges.values())}),
+        )
+        items = db.sql(
+            "SELECT {} FROM items ORDER BY item_id".format(
+                ", ".join(
+                    ["item_id"]
+                    + [f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in texts]
+                    + [f'CAST("{f.gold}" AS DOUBLE) AS "{f.gold}"' for f in fields]
+                )
             )
-        ),
-        params=[str(source)],
-    ).to_arrow_table()
-    _write(data_dir / names["items"], items)
-    tables = [_predictions(con, str(source), ids, f) for f in fields]
+        ).to_arrow_table()
+        _write(data_dir / names["items"], items)
+        tables = [_predictions(db, con, list(judges), f) for f in fields]
+    finally:
+        db.close()
     predictions = pa.concat_tables(tables) if tables else _predictions_schema().empty_table()
     _write(data_dir / names["predictions"], predictions.sort_by(_ORDER))
     return {
@@ -94,7 +91,7 @@ def export_items(
         "fields": [
             {"field": f.field, "gold": f.gold, "label": f.label, "kind": f.kind} for f in fields
         ],
-        "content_hash": dataset.content_hash,
+        "content_hash": content_hash,
     }
 
 
@@ -102,13 +99,29 @@ _ORDER = [("submission_id", "ascending"), ("item_id", "ascending"), ("field", "a
 
 
 def _predictions(
-    con: duckdb.DuckDBPyConnection, source: str, ids: list[str], field: ItemField
+    db: duckdb.DuckDBPyConnection,
+    store: duckdb.DuckDBPyConnection,
+    ids: list[str],
+    field: ItemField,
 ) -> pa.Table:
+    """Every judge's stored value of `field` beside the gold value, and whether they agree."""
+    rows = read.field_predictions(store, ids, field.field)
+    db.register(
+        "preds",
+        pa.table(
+            {
+                "submission_id": pa.array([r[0] for r in rows], pa.string()),
+                "item_id": pa.array([r[1] for r in rows], pa.string()),
+                "value": pa.array([r[2] for r in rows], pa.float64()),
+            }
+        ),
+    )
     agrees = AGREES[field.kind].format(tolerance=float(field.tolerance))
     sql = f"SELECT *, {agrees} AS agrees FROM ({PREDICTIONS.format(gold=field.gold)})"
-    return (
-        con.sql(sql, params=[source, ids, field.field]).to_arrow_table().cast(_predictions_schema())
-    )
+    try:
+        return db.execute(sql, [field.field]).to_arrow_table().cast(_predictions_schema())
+    finally:
+        db.unregister("preds")
 
 
 def _predictions_schema() -> pa.Schema:

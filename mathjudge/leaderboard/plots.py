@@ -21,7 +21,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from mathjudge.leaderboard.presentation import BenchmarkPresentation, PlotSpec
+from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
 STYLE = {

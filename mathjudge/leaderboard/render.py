@@ -24,14 +24,8 @@ import jinja2
 import pyarrow.parquet as pq
 import yaml
 
-from mathjudge import registry
 from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.export import (
-    LEADERBOARD_JSON,
-    OVERVIEW,
-    SCHEMA_VERSION,
-    export_data,
-)
+from mathjudge.leaderboard.export import LEADERBOARD_JSON, OVERVIEW, export_data
 from mathjudge.leaderboard.pages import (
     ItemLocator,
     JudgeEntry,
@@ -44,7 +38,6 @@ from mathjudge.leaderboard.pages import (
     rank_info,
 )
 from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.presentation import DIRECTION_TEXT, OVERALL, PRESENTATIONS
 from mathjudge.leaderboard.publish import publish
 from mathjudge.leaderboard.views import (
     benchmark_view,
@@ -52,6 +45,8 @@ from mathjudge.leaderboard.views import (
     metric_table,
     percent,
 )
+from mathjudge.spec.document import LeaderboardDocument
+from mathjudge.spec.presentation import DIRECTION_TEXT, OVERALL
 
 MAX_META_CHARS = 200
 RELEASES = "releases"
@@ -59,17 +54,11 @@ RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ASSETS = ("style.css", "site.js")
 
 
-def build_site(
-    store: Path,
-    out: Path,
-    *,
-    datasets: Path | None = None,
-    release: str | None = None,
-) -> Path:
-    """Export the results `store` and render it as a static site at `out` (replaced
-    atomically); returns the path of `out/index.html`.
+def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
+    """Render the leaderboard document published in the results `store` (see
+    `evaluate.publish`) as a static site at `out` (replaced atomically); returns the path of
+    `out/index.html`.
 
-    `datasets` (the built datasets) adds rank intervals, item explorers and dataset pages.
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
     are carried over unchanged, and an existing NAME is refused.
     """
@@ -87,7 +76,7 @@ def build_site(
             )
 
     def fill(site: Path) -> None:
-        export_data(store, site / "data", datasets)
+        export_data(store, site / "data")
         if previous.is_dir():
             shutil.copytree(previous, site / RELEASES, symlinks=True)
         # A snapshot lists no releases: inside it those links would lead nowhere.
@@ -103,13 +92,15 @@ def build_site(
 
 def render_site(site: Path, *, only_index: bool = False, list_releases: bool = True) -> Path:
     """Render `site/data/` into `site/`; returns the index page's path."""
-    doc = json.loads((site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8"))
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        raise MathJudgeError(f"{LEADERBOARD_JSON}: schema_version {doc.get('schema_version')!r}")
+    text = (site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8")
+    try:
+        document = LeaderboardDocument.model_validate_json(text)
+    except ValueError as exc:
+        raise MathJudgeError(f"{LEADERBOARD_JSON}: not a leaderboard document ({exc})") from exc
+    doc = json.loads(text)
     docs = doc["benchmarks"]
-    for bench in docs:  # parts an export without built datasets leaves out
-        bench.setdefault("ranks", {"status": "not ranked: no built datasets given"})
-        bench.setdefault("items", {"status": "no built dataset given"})
+    for bench, typed in zip(docs, document.benchmarks, strict=True):
+        bench["presentation"] = typed.presentation  # the dataclass, with its formatting helpers
     views = [benchmark_view(b) for b in docs]
     origin = doc["generated_from"]
     releases = _releases(site) if list_releases else []
@@ -139,7 +130,7 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
             doc=bench,
             plots=plots,
             ranks=ranks,
-            dataset_page=_dataset_page(view.name, doc["datasets"]),
+            dataset_page=_dataset_page(view.show.dataset, doc["datasets"]),
         )
         _judge_entries(site, page, view, bench, judges)
     for (source, judge), entries in judges.items():
@@ -150,7 +141,7 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
         page(view.page, "judge.html", judge=view)
     for dataset in doc["datasets"]:
         page(f"datasets/{dataset['name']}.html", "dataset.html", dataset=_dataset_view(dataset))
-    page("methodology.html", "methodology.html", presentations=list(PRESENTATIONS.values()))
+    page("methodology.html", "methodology.html", presentations=document.methodology)
     page("downloads.html", "downloads.html", benchmarks=views, docs=docs, overview=OVERVIEW)
     return index
 
@@ -191,10 +182,8 @@ def _judge_entries(
         )
 
 
-def _dataset_page(benchmark: str, datasets: list[dict[str, Any]]) -> str:
-    spec = registry.BENCHMARKS.get(benchmark)
-    name = spec.dataset_name if spec else benchmark
-    return f"datasets/{name}.html" if any(d["name"] == name for d in datasets) else ""
+def _dataset_page(name: str, datasets: list[dict[str, Any]]) -> str:
+    return f"datasets/{name}.html" if name and any(d["name"] == name for d in datasets) else ""
 
 
 def _dataset_view(dataset: dict[str, Any]) -> dict[str, Any]:

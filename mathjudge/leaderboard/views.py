@@ -14,12 +14,7 @@ from typing import Any, Literal
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.leaderboard.export import SAFE_NAME
-from mathjudge.leaderboard.presentation import (
-    BenchmarkPresentation,
-    MetricGroup,
-    MetricSpec,
-    presentation_for,
-)
+from mathjudge.spec.presentation import BenchmarkPresentation, MetricGroup, MetricSpec
 
 
 @dataclass(frozen=True)
@@ -78,7 +73,7 @@ def benchmark_view(bench: dict[str, Any]) -> BenchmarkView:
     name = bench["name"]
     if not SAFE_NAME.fullmatch(name):
         raise MathJudgeError(f"benchmark name {name!r} cannot be used as a file name")
-    show = presentation_for(name)
+    show: BenchmarkPresentation = bench["presentation"]
     subs = bench["submissions"]
     groups = metric_groups(show, {s["metric"] for sub in subs for s in sub["scores"]})
     columns = [m for g in groups for m in g.metrics]

@@ -59,11 +59,21 @@ class Judging:
 
 
 @dataclass(frozen=True)
+class BaselineContext:
+    """What a baseline judge is told besides the rows: the benchmark and the source folder
+    (a baseline converting a published judgment reads it from the source)."""
+
+    benchmark: str
+    source_dir: Path | None
+
+
+@dataclass(frozen=True)
 class Baseline:
     """A deterministic judge `mathjudge demo` runs wherever this benchmark is built.
 
-    `run` is "module:function" of a `(rows, source_dir) -> predictions` callable: a path inside
-    the benchmark's folder (".corpus:judge") or a judge of `mathjudge.judges` ("constant:...")."""
+    `run` is "module:function" of a `(rows, BaselineContext) -> predictions` callable: a path
+    inside the benchmark's folder (".corpus:baseline") or in `mathjudge.judges` ("constant:...").
+    """
 
     key: str  # file-name slug of its predictions
     judge_name: str
@@ -151,4 +161,5 @@ class BenchmarkSpec:
             item_text=self.item_text,
             plots=self.plots,
             dataset=self.dataset,
+            items_config=self.items_config,
         )

@@ -4,9 +4,8 @@ so one judge serves every benchmark whose items carry what it needs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 # What a benchmark's prediction is, which decides how a judge's answer is written: a score
 # against a reference scale, a verdict, a reference-free 1..max rating (written as `score`), or

@@ -111,6 +111,7 @@ class BenchmarkPresentation:
     item_text: tuple[str, ...] = ()
     plots: tuple[PlotSpec, ...] = ()
     dataset: str = ""  # the built dataset it is scored on (several benchmarks may share one)
+    items_config: str = ""  # the dataset's config whose rows are the items
 
     def metric(self, key: str) -> MetricSpec:
         for group in self.groups:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 Fields = tuple[str, ...]
 Options = Mapping[str, str]
+# The reducers a user picks with `--runs-agg` for scorers that do not pool runs themselves.
+FIELDWISE_REDUCERS = ("mean", "median", "majority")
 
 
 @dataclass(frozen=True)
@@ -75,3 +77,10 @@ class Scorer:
     def fields_of(self, given: Fields) -> Fields:
         """The scored fields among those a submission gives."""
         return tuple(f for f in self.scored_fields if f in given)
+
+
+def grouped_sums_sql(aggregates: dict[str, str]) -> str:
+    """The usual statistics query: SQL aggregates over the rows of each (scope, subset, ci)."""
+    columns = ", ".join(f"{sql} AS {name}" for name, sql in aggregates.items())
+    return f"""SELECT scope, subset, ci, count(*) AS n_items, {columns}
+               FROM scoped GROUP BY scope, subset, ci"""

@@ -135,9 +135,19 @@ def field_predictions(
     ).fetchall()
 
 
+def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Stores written before a table existed lack it (they are read-only here)."""
+    row = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def dataset_items(con: duckdb.DuckDBPyConnection, content_hash: str, items_config: str):
     """The stored items table (pyarrow) of a scored dataset, or None when it was not kept
     (results saved before the store kept datasets)."""
+    if not _has(con, "datasets"):
+        return None
     row = con.execute(
         "SELECT items FROM datasets WHERE content_hash = ? AND items_config = ?",
         [content_hash, items_config],
@@ -153,6 +163,8 @@ def dataset_items(con: duckdb.DuckDBPyConnection, content_hash: str, items_confi
 def datasets(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Name, version, content hash, card and manifest of every dataset scored, one per
     (name, content hash), by name."""
+    if not _has(con, "datasets"):
+        return []
     rows = con.execute(
         """SELECT DISTINCT name, version, content_hash, card, CAST(manifest AS VARCHAR)
            FROM datasets ORDER BY name, version, content_hash"""
@@ -165,6 +177,8 @@ def datasets(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
     """The stored leaderboard document `name` (JSON text), if one was published."""
+    if not _has(con, "documents"):
+        return None
     row = con.execute("SELECT document FROM documents WHERE name = ?", [name]).fetchone()
     return None if row is None else str(row[0])
 

@@ -24,10 +24,11 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from conftest import REPO, write_jsonl
-from mathjudge.builders import opc, stepmathbench
-from mathjudge.builders.writer import write_dataset
-from mathjudge.evaluate import store as results_store
-from mathjudge.evaluate.dataset import open_dataset
+from mathjudge import store as results_store
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.dataio.reader import open_dataset
+from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.evaluate.reported import import_reported
 from mathjudge.judges.baselines import BASELINES

@@ -4,8 +4,8 @@ say where the error is.
 
 Upstream ships one metadata line per paper (no text, no PDFs). The builder renames its quirky
 keys (`Liscence`, `Location of Error`), normalises the free-text licenses to ids that decide
-whether a paper's PDF may be redistributed (`arxiv_pdfs`), and splits and parses the error
-locations with `mathjudge.arxiv.locations`, the parser the strict matcher scores with, so a
+whether a paper's PDF may be redistributed (`pdfs`), and splits and parses the error
+locations with `locations` (this folder), the parser the strict matcher scores with, so a
 location the matcher could not read fails the build instead of silently never matching.
 """
 
@@ -19,12 +19,12 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
-from mathjudge.arxiv.locations import parse_locations, split_locations
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_locations, split_locations
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.jsonfiles import read_jsonl
+from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
-from mathjudge.jsonfiles import read_jsonl
 
 NAME = "arxivmathgradingbench"
 VERSION = "1.0.0"

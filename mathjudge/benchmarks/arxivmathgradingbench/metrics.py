@@ -31,6 +31,7 @@ rows are allowed (they are de-duplicated above); `--runs-agg` does not apply. An
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, ClassVar
 
 import duckdb
@@ -39,17 +40,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
-from mathjudge.arxiv.locations import Location, parse_location, parse_locations
-from mathjudge.arxiv.matching import (
+from mathjudge.benchmarks.arxivmathgradingbench import SPEC
+from mathjudge.benchmarks.arxivmathgradingbench.locations import (
+    Location,
+    parse_location,
+    parse_locations,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     MATCHERS,
     Matcher,
     MatchPair,
     PaperContext,
     PredictedLocation,
-    make_matcher,
+    StrictMatcher,
 )
+from mathjudge.config import cache_dir
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import PooledRuns, Scorer
 
 
 class Prediction(PredictionRow):
@@ -90,7 +98,6 @@ class Prediction(PredictionRow):
         return self.location is None
 
 
-DEFAULT_SEED = 1
 CLUSTER = "item_id"  # one paper per cluster
 ITEM_COLUMNS = ("arxiv_id", "version", "title", "error_locations")
 SCORED_FIELDS = ("location",)
@@ -101,10 +108,6 @@ METRICS = ("precision", "recall", "f1", "coverage", "false_errors_per_paper")
 COUNTS = ("tp", "fn", "fp")  # the per-paper statistics, what paired comparison resamples
 # Per (paper, k) counts left on the connection by `combine_runs` for `stats_sql`.
 COUNTS_TABLE = "location_counts"
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return list(METRICS)
 
 
 def combine_runs(
@@ -272,3 +275,37 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
             "coverage": ratio(sums["fully_found"], papers),
             "false_errors_per_paper": ratio(fp, papers),
         }
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+    pooled=PooledRuns(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
+    options=OPTIONS,
+)
+
+
+def make_matcher(name: str, *, model: str = "") -> Matcher:
+    """The matcher `--matcher NAME` selects; `llm` asks `model` (litellm name), reaching it
+    through MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY when set, with answers cached."""
+    if name == "strict":
+        return StrictMatcher()
+    if name == "llm":
+        if not model:
+            raise MathJudgeError("--matcher llm needs --match-model MODEL (a litellm model name)")
+        # Imported only when chosen: it pulls in litellm.
+        from mathjudge.benchmarks.arxivmathgradingbench.llm_match import LlmMatcher
+
+        return LlmMatcher(
+            model,
+            cache_dir() / "llm",
+            api_base=os.environ.get("MATHJUDGE_LLM_API_BASE") or None,
+            api_key=os.environ.get("MATHJUDGE_LLM_API_KEY") or None,
+        )
+    raise ValueError(f"unknown matcher {name!r}; known: {', '.join(MATCHERS)}")

@@ -28,10 +28,10 @@ from typing import Any
 
 from mathjudge import __version__
 from mathjudge.atomic import atomic_dir, atomic_path
-from mathjudge.builders.arxivmathgradingbench import CONFIG, is_permissive
-from mathjudge.builders.sources import sha256_file
-from mathjudge.builders.writer import Build, write_dataset
+from mathjudge.benchmarks.arxivmathgradingbench.build import CONFIG, is_permissive
 from mathjudge.config import cache_dir
+from mathjudge.dataio.sources import sha256_file
+from mathjudge.dataio.writer import Build, write_dataset
 from mathjudge.errors import MathJudgeError
 
 ARXIV_PDF_URL = "https://arxiv.org/pdf"

@@ -15,16 +15,16 @@ from pathlib import Path
 import datasets
 from datasets import Value
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.expertmath_package import PACKAGE_FILE, Package, read_package
-from mathjudge.builders.sources import ResolvedFile, Source, sha256_file
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
 from mathjudge.config import mirror_root
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "expertmath"
 VERSION = "1.0.0"
-EXAMPLE_PACKAGE = Path(__file__).resolve().parents[1] / "examples" / "expertmath"
+EXAMPLE_PACKAGE = Path(__file__).resolve().parent / "example"
 
 PROBLEM_FEATURES = datasets.Features(
     {

@@ -1,4 +1,4 @@
-"""The rows a judge reads, for benchmarks whose items config alone does not say what was asked.
+"""The rows a judge reads: the items config alone does not say what was asked.
 
 ExpertMath's `candidates` rows name their problem but do not carry it, so each row is joined
 with its problem's statement and with the questions a Consequence-Based Utility judge asks:
@@ -18,15 +18,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from mathjudge.evaluate.dataset import BuiltDataset
+from mathjudge.dataio.reader import BuiltDataset
 
 
-def judge_rows(
-    benchmark: str, dataset: BuiltDataset, rows: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """`rows` as judges read them (unchanged for benchmarks that need no join)."""
-    if benchmark != "expertmath":
-        return rows
+def judge_rows(dataset: BuiltDataset, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The candidate `rows` joined with their problems and questions, as judges read them."""
     problems = pq.read_table(dataset.parquet("problems")).to_pylist()
     neighbourhoods = pq.read_table(dataset.parquet("neighbourhoods")).to_pylist()
     return expertmath_rows(rows, problems, neighbourhoods)

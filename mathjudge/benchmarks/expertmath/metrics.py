@@ -28,7 +28,9 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.benchmarks.expertmath import SPEC
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import Scorer
 
 
 class Prediction(PredictionRow):
@@ -39,17 +41,12 @@ class Prediction(PredictionRow):
     arrow_types: ClassVar[dict[str, pa.DataType]] = {"score": pa.float64()}
 
 
-DEFAULT_SEED = 3
 CLUSTER = "original_id"
 ITEM_COLUMNS = ("problem_id", "original_id", "is_variant", "position", "is_human", "correct")
 SCORED_FIELDS = ("score",)
 SCOPES = {"problem_kind": "CASE WHEN is_variant THEN 'variant' ELSE 'original' END"}
 METRICS = ("acc_at_1", "recall_at_5", "auc", "human_win", "mean_win")
 TOP_K = 5
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return list(METRICS)
 
 
 def _win(a: str, b: str) -> str:
@@ -119,3 +116,15 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
             m: sums[f"{m}_sum"] / np.where(sums[f"{m}_defined"] > 0, sums[f"{m}_defined"], np.nan)
             for m in METRICS
         }
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+)

@@ -29,16 +29,17 @@ from typing import Any, Unpack
 
 import yaml
 
+from mathjudge.answers.normalised import answers_match
 from mathjudge.atomic import atomic_dir
+from mathjudge.dataio.jsonfiles import read_json
 from mathjudge.errors import MathJudgeError
-from mathjudge.jsonfiles import read_json
-from mathjudge.judges.rule_em import answers_match
 from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, final_field
+from mathjudge.llm.params import DETERMINISTIC
 from mathjudge.prompts import load_prompt
 
 QUESTION_PROMPT = "expertmath_realmath_question"
 SOLVE_PROMPT = "expertmath_realmath_solve"
-DEFAULT_PARAMS = {"temperature": 0}
+DEFAULT_PARAMS = DETERMINISTIC
 _JSON_BLOCK = re.compile(r"```json\s*(\{.*?\})\s*```", re.DOTALL)
 _ARXIV_ID = re.compile(r"abs/([^/\s]+?)/?$")
 

@@ -4,7 +4,7 @@ split into steps, each step labelled correct or incorrect by humans.
 The dataset is encrypted on the Hub and its authors ask that decrypted copies never be posted,
 so mathjudge never downloads or redistributes it: the user decrypts it with the authors' tool
 and points `--source-dir` at the folder holding that one file (JSONL, or a JSON list). The built
-dataset stays local; `mathjudge build hard2verify --push-to-hub` refuses (REDISTRIBUTABLE).
+dataset stays local; `mathjudge build hard2verify --push-to-hub` refuses (the spec's `local_only`).
 
 Every step-level metric compares a judge's labels with `human_labels` position by position, so
 the builder fails on anything that would misalign them: a label list whose length differs from
@@ -21,20 +21,15 @@ from typing import Any
 import datasets
 from datasets import Sequence, Value
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, sha256_file
-from mathjudge.builders.writer import Build, CardInfo, Table
 from mathjudge.config import mirror_root
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.jsonfiles import iter_jsonl, read_json
+from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
-from mathjudge.jsonfiles import iter_jsonl, read_json
 
 NAME = "hard2verify"
 VERSION = "1.0.0"
-REDISTRIBUTABLE = False
-LOCAL_ONLY_REASON = (
-    "the decrypted Hard2Verify data may not be redistributed (its authors ask that decrypted "
-    "copies never be posted), so the build stays local"
-)
 SOURCE = Source(
     kind="huggingface",
     repo="Salesforce/Hard2Verify",

@@ -25,8 +25,10 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
+from mathjudge.benchmarks.hard2verify import SPEC
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import PooledRuns, Scorer
 
 
 class Prediction(PredictionRow):
@@ -39,7 +41,6 @@ class Prediction(PredictionRow):
     arrow_types: ClassVar[dict[str, pa.DataType]] = {"step_labels": pa.list_(pa.int8())}
 
 
-DEFAULT_SEED = 1
 CLUSTER = "problem_id"
 ITEM_COLUMNS = ("problem_id", "human_labels", "n_steps")
 SCORED_FIELDS = ("step_labels",)
@@ -52,10 +53,6 @@ METRICS = tuple(
 )
 # Per (response, k) counts left on the connection by `combine_runs` for `stats_sql`.
 COUNTS_TABLE = "h2v_counts"
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return list(METRICS)
 
 
 def _counts(gold: list[int], flagged: list[bool]) -> dict[str, int]:
@@ -162,3 +159,16 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
                 both_zero, 0.0, ratio(2 * recall * tnr, recall + tnr)
             )
     return {m: out[m] for m in METRICS}
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+    pooled=PooledRuns(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
+)

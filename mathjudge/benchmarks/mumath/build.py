@@ -23,9 +23,9 @@ import datasets
 from datasets import Value
 from datasets.exceptions import DatasetsError
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import Source, resolve_snapshot
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.sources import Source, resolve_snapshot
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "mumath"

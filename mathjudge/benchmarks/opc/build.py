@@ -4,7 +4,7 @@ LLMs, each with a binary human judgment of its correctness.
 The source is the labelled test file of the corpus's code repository, a verl-style RL file that
 has no problem or proof column: both sit inside the judge prompt it stores, under fixed
 headers, and are cut out of it exactly (see `split_prompt`). The file's own LLM judgments are
-not part of the benchmark; `mathjudge.judges.opc_corpus` turns them into a submission.
+not part of the benchmark; `mathjudge.benchmarks.opc.corpus` turns them into a submission.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import List, Value
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import Source, SourceFile, resolve
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "opc"

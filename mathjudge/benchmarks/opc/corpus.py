@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mathjudge.builders import opc
+from mathjudge.benchmarks.opc import build as opc
+from mathjudge.spec.benchmark import BaselineContext
 
 
 def corpus_verdicts(source_dir: Path | None = None) -> dict[str, bool]:
@@ -35,3 +36,8 @@ def judge(
         for r in rows
         if r["item_id"] in verdicts
     ]
+
+
+def baseline(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dict[str, Any]]:
+    """`judge` as the demo's baseline, reading the corpus from the context's source."""
+    return judge(rows, ctx.source_dir)

@@ -21,9 +21,9 @@ from typing import Any
 import datasets
 from datasets import Value
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import Snapshot, Source, resolve_snapshot
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.sources import Snapshot, Source, resolve_snapshot
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "proofbench"

@@ -24,7 +24,9 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.evaluate.prediction import PredictionRow
+from mathjudge.benchmarks.proofbench import SPEC
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import Scorer
 
 MAX_SCORE = 7
 
@@ -37,18 +39,12 @@ class Prediction(PredictionRow):
     arrow_types: ClassVar[dict[str, pa.DataType]] = {"score": pa.float64()}
 
 
-DEFAULT_SEED = 0
 CLUSTER = "problem_id"
 ITEM_COLUMNS = ("problem_id", "generator", "contest", "year", "expert_score")
 SCORED_FIELDS = ("score",)
 SCOPES = {"generator": "generator", "contest": "contest", "year": "CAST(year AS VARCHAR)"}
 METRICS = ("mae", "rmse", "wta1", "kendall_tau_b", "bias")
 COUNTS = ("kendall_tau_b_problems", "kendall_tau_b_omitted")
-NO_CI = COUNTS
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return [*METRICS, *COUNTS]
 
 
 def stats_sql(fields: tuple[str, ...]) -> str:
@@ -128,3 +124,16 @@ def extras(con: duckdb.DuckDBPyConnection, fields: tuple[str, ...]) -> dict[str,
             {"expert": int(e), "predicted": int(p), "count": int(c)} for e, p, c in rows
         ]
     }
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+    extras=extras,
+)

@@ -21,18 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 # The same row contract as the grading set: one `score` per sample.
-from mathjudge.evaluate.metrics.proofbench import Prediction as Prediction
+from mathjudge.benchmarks.proofbench.metrics import Prediction as Prediction
+from mathjudge.benchmarks.proofbench_bon import SPEC
+from mathjudge.spec.scorer import Scorer
 
-DEFAULT_SEED = 0
 CLUSTER = "problem_id"
 ITEM_COLUMNS = ("problem_id", "sample_index", "expert_score")
 SCORED_FIELDS = ("score",)
 SCOPES: dict[str, str] = {}
 METRICS = ("bon_score", "bon_oracle", "bon_first_n_mean")
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return list(METRICS)
 
 
 def _binomial(a: str, b: str) -> str:
@@ -88,3 +85,15 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
     with np.errstate(divide="ignore", invalid="ignore"):
         per_problem = 1 / np.where(sums["problems"] > 0, sums["problems"], np.nan)
         return {m: sums[f"{m}_sum"] * per_problem for m in METRICS}
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+)

@@ -16,11 +16,11 @@ from typing import Any
 import datasets
 from datasets import ClassLabel, List, Value
 
-from mathjudge.builders.cards import render_card_body
-from mathjudge.builders.sources import ResolvedFile, Source, SourceFile, resolve
-from mathjudge.builders.writer import Build, CardInfo, Table
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.jsonfiles import read_jsonl
+from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
-from mathjudge.jsonfiles import read_jsonl
 
 NAME = "stepmathbench"
 VERSION = "1.0.0"

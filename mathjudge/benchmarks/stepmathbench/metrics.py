@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.evaluate.prediction import PredictionRow
-from mathjudge.evaluate.scoring import grouped_sums_sql
+from mathjudge.benchmarks.stepmathbench import SPEC
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
 StepLabel = Literal["correct", "incorrect", "correct_but_meaningless"]
 
@@ -42,7 +43,6 @@ class Prediction(PredictionRow):
     requires_one_of: ClassVar[tuple[str, ...]] = ("score", "answer_correct")
 
 
-DEFAULT_SEED = 2
 CLUSTER = "problem_id"
 # Item columns the statistics read (the text columns are never loaded for scoring).
 ITEM_COLUMNS = ("problem_id", "type", "generator", "level", "gold_score", "gold_score_01")
@@ -70,15 +70,10 @@ TARGETS = (
     Target("score", "gold_score", ""),
     Target("answer_correct", "gold_score_01", "answer_"),
 )
-BASE_METRICS = ("avg_score", "corr", "mse", "overlap", "gold_avg_score")
 
 
 def targets(fields: tuple[str, ...]) -> tuple[Target, ...]:
     return tuple(t for t in TARGETS if t.field in fields)
-
-
-def metric_names(fields: tuple[str, ...]) -> list[str]:
-    return [t.prefix + m for t in targets(fields) for m in BASE_METRICS]
 
 
 def stats_sql(fields: tuple[str, ...]) -> str:
@@ -121,3 +116,15 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
             out[f"{k}overlap"] = sums[f"{k}hits"] / n_safe
             out[f"{k}gold_avg_score"] = sg / n_safe
     return out
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+)

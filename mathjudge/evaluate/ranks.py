@@ -16,26 +16,30 @@ evaluator used, so each judge's replicates are exactly those behind its publishe
 Each judge is scored on the items it answered, as on the rest of the site (a partial judge's
 replicates cover its own items). Reported results have no per-item predictions and are never
 ranked; benchmarks whose scorer pools several predictions per item are not ranked either.
+
+Everything comes from the results store: the judges' per-item predictions and the scored
+dataset's items (kept by content hash when the judges were evaluated), so ranking never needs
+the built datasets.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from mathjudge import registry
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.bootstrap import replicate_sums
-from mathjudge.evaluate.compare import metric_differences as paired_differences
-from mathjudge.evaluate.dataset import open_dataset
+from mathjudge.evaluate.paired import metric_differences
 from mathjudge.evaluate.scoring import ClusterStats, cluster_statistics, connect
-from mathjudge.leaderboard.presentation import MetricSpec, presentation_for
+from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.presentation import MetricSpec
+from mathjudge.spec.scorer import Scorer
+from mathjudge.store import read
 
 ALPHA = 0.05
 RANK_PERCENTILES = (2.5, 97.5)
@@ -53,39 +57,31 @@ class Ranked:
 
 
 def rank_benchmark(
-    benchmark: str,
-    submissions: list[dict[str, Any]],
-    con: duckdb.DuckDBPyConnection,
-    datasets_dir: Path | None,
+    spec: BenchmarkSpec, submissions: list[dict[str, Any]], con: duckdb.DuckDBPyConnection
 ) -> dict[str, Any]:
-    """`{"status": "ranked", ...}` with one entry per ranked judge, or `{"status": <why not>}`."""
-    show = presentation_for(benchmark)
-    if benchmark not in registry.BENCHMARKS:
-        return {"status": "not a registered benchmark"}
-    spec = registry.get(benchmark)
-    scorer = spec.scorer_module()
-    if hasattr(scorer, "combine_runs"):
+    """`{"status": "ranked", ...}` with one entry per ranked judge, or `{"status": <why not>}`.
+
+    `submissions` are the benchmark's latest ones (as `store.read.latest_submissions` gives
+    them); `con` reads the store."""
+    scorer = spec.scorer()
+    if scorer.pooled is not None:
         return {"status": "not ranked: its scorer pools many predictions per item"}
-    if show.headline is None:
-        return {"status": "not ranked: no headline metric"}
-    headline = show.metric(show.headline)
+    headline = spec.metric(spec.headline)
     if headline.direction is None:
         return {"status": "not ranked: the headline metric has no direction"}
-    if datasets_dir is None:
-        return {"status": "not ranked: no built datasets given"}
-    try:
-        dataset = open_dataset(spec.dataset_name, datasets_dir)
-    except MathJudgeError as exc:
-        return {"status": f"not ranked: {exc}"}
+    reproduced = [s for s in submissions if s["source"] != "reported"]
+    if not reproduced:
+        return {"status": "not ranked: no reproduced judge"}
+    # The judges scored on the dataset most of them used (normally every one of them).
+    content_hash = Counter(s["content_hash"] for s in reproduced).most_common(1)[0][0]
+    items = read.dataset_items(con, content_hash, spec.items_config)
+    if items is None:
+        return {"status": "not ranked: the store keeps no items for its dataset; re-evaluate"}
     field = _headline_field(scorer, headline)
-    candidates = [
-        s
-        for s in submissions
-        if s["source"] != "reported" and s["content_hash"] == dataset.content_hash
-    ]
-    boot = _common_bootstrap(candidates, scorer)
+    candidates = [s for s in reproduced if s["content_hash"] == content_hash]
+    boot = _common_bootstrap(candidates, spec)
     stats: list[tuple[str, ClusterStats]] = []
-    db = connect(dataset, spec.items_config, scorer)
+    db = connect(items, scorer)
     try:
         for sub in candidates:
             table = _prediction_table(con, sub["id"], field, scorer)
@@ -98,15 +94,15 @@ def rank_benchmark(
         "status": "ranked",
         "metric": headline.key,
         "direction": headline.direction,
-        "bootstrap": {**boot, "unit": scorer.CLUSTER, "alpha": ALPHA},
-        "dataset_content_hash": dataset.content_hash,
+        "bootstrap": {**boot, "unit": scorer.cluster, "alpha": ALPHA},
+        "dataset_content_hash": content_hash,
         "judges": {r.submission_id: _as_json(r) for r in ranked},
     }
 
 
 def rank_judges(
     stats: list[tuple[str, ClusterStats]],
-    scorer: Any,
+    scorer: Scorer,
     fields: tuple[str, ...],
     headline: MetricSpec,
     n_boot: int,
@@ -164,7 +160,7 @@ def _significant(a: np.ndarray, b: np.ndarray) -> bool:
     finite = np.isfinite(diff)
     if not finite.any():
         return False
-    _, _, p, _ = paired_differences(np.where(finite, diff, np.nan))
+    _, _, p, _ = metric_differences(np.where(finite, diff, np.nan))
     return bool(p[0] < ALPHA)
 
 
@@ -180,33 +176,33 @@ def _key(headline: MetricSpec, metrics: dict[str, np.ndarray], g: int) -> np.nda
     return np.abs(value - np.asarray(metrics[headline.reference or ""])[..., g])
 
 
-def _headline_field(scorer: Any, headline: MetricSpec) -> str:
-    for field in scorer.SCORED_FIELDS:
+def _headline_field(scorer: Scorer, headline: MetricSpec) -> str:
+    for field in scorer.scored_fields:
         if headline.key in scorer.metric_names((field,)):
             return field
     raise MathJudgeError(f"headline metric {headline.key!r} comes from no single scored field")
 
 
-def _common_bootstrap(submissions: list[dict[str, Any]], scorer: Any) -> dict[str, int]:
+def _common_bootstrap(submissions: list[dict[str, Any]], spec: BenchmarkSpec) -> dict[str, int]:
     """The B and seed the judges were scored with (the scorer's defaults when they differ)."""
     seen = {(s["bootstrap"].get("B"), s["bootstrap"].get("seed")) for s in submissions}
     if len(seen) == 1:
         ((n_boot, seed),) = seen
         if isinstance(n_boot, int) and isinstance(seed, int):
             return {"B": n_boot, "seed": seed}
-    return {"B": 1000, "seed": int(scorer.DEFAULT_SEED)}
+    return {"B": 1000, "seed": spec.seed}
 
 
 def _prediction_table(
-    con: duckdb.DuckDBPyConnection, sid: str, field: str, scorer: Any
+    con: duckdb.DuckDBPyConnection, sid: str, field: str, scorer: Scorer
 ) -> pa.Table | None:
     """The judge's stored per-item values of `field`, typed as the engine scored them."""
-    values = results_store.load_predictions(con, sid).get(field)
+    values = read.load_predictions(con, sid).get(field)
     if not values:
         return None
     items = sorted(values)
     column = pa.array([values[i] for i in items], pa.float64())
-    if pa.types.is_boolean(scorer.Prediction.arrow_types[field]):
+    if pa.types.is_boolean(scorer.prediction.arrow_types[field]):
         column = column.cast(pa.bool_())
     return pa.table({"item_id": pa.array(items, pa.string()), field: column})
 

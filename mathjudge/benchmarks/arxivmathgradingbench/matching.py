@@ -9,13 +9,10 @@ pairs instead of counting them as non-matches.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from mathjudge.arxiv.locations import Location
-from mathjudge.config import cache_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.locations import Location
 
 MATCHERS = ("strict", "llm")  # the first is the default
 
@@ -54,23 +51,3 @@ class StrictMatcher:
 
     def match_many(self, pairs: list[MatchPair]) -> list[bool | None]:
         return [predicted.location.key == truth.key for predicted, truth, _ in pairs]
-
-
-def make_matcher(name: str, *, model: str = "") -> Matcher:
-    """The matcher `--matcher NAME` selects; `llm` asks `model` (litellm name), reaching it
-    through MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY when set, with answers cached."""
-    if name == "strict":
-        return StrictMatcher()
-    if name == "llm":
-        if not model:
-            raise MathJudgeError("--matcher llm needs --match-model MODEL (a litellm model name)")
-        # Imported only when chosen: it pulls in litellm.
-        from mathjudge.arxiv.llm_match import LlmMatcher
-
-        return LlmMatcher(
-            model,
-            cache_dir() / "llm",
-            api_base=os.environ.get("MATHJUDGE_LLM_API_BASE") or None,
-            api_key=os.environ.get("MATHJUDGE_LLM_API_KEY") or None,
-        )
-    raise ValueError(f"unknown matcher {name!r}; known: {', '.join(MATCHERS)}")

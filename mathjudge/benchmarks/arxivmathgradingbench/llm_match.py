@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Unpack
 
-from mathjudge.arxiv.classify import DEFAULT_PARAMS
-from mathjudge.arxiv.locations import Location
-from mathjudge.arxiv.matching import MatchPair, PaperContext, PredictedLocation
+from mathjudge.benchmarks.arxivmathgradingbench.locations import Location
+from mathjudge.benchmarks.arxivmathgradingbench.matching import (
+    MatchPair,
+    PaperContext,
+    PredictedLocation,
+)
 from mathjudge.llm import ClientOptions, LlmClient, LlmRequest, LlmStats, Progress, final_choice
+from mathjudge.llm.params import DETERMINISTIC as DEFAULT_PARAMS
 from mathjudge.prompts import load_prompt
 
 PROMPT_NAME = "location_match"
@@ -34,7 +38,7 @@ class MatchDecision:
 
 
 class LlmMatcher:
-    """Implements `mathjudge.arxiv.matching.Matcher`. `paper_text(context)` may return the
+    """Implements `matching.Matcher`. `paper_text(context)` may return the
     paper's text (the version with the error); it is cut to `max_paper_chars`. `options` go
     to `LlmClient`; sampling defaults to temperature 0."""
 

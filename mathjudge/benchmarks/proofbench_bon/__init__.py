@@ -1,0 +1,50 @@
+"""ProofBench best-of-n: picking the best of n o3 proofs (same paper and dataset as proofbench)."""
+
+from __future__ import annotations
+
+from mathjudge.benchmarks.proofbench import JUDGES, PAPER, TARGET, points, proof_case
+from mathjudge.spec.benchmark import BenchmarkSpec, Judging
+from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, PlotSpec, ScopeSpec
+
+SPEC = BenchmarkSpec(
+    name="proofbench_bon",
+    title="ProofBench best-of-n",
+    summary=(
+        "Best-of-n selection: from a random n-subset of 16 o3 proofs per problem the judge picks "
+        "its top-scored proof; the value is the expected expert score (0-7) of that pick, "
+        "computed exactly, next to the human oracle and the mean of the first n proofs."
+    ),
+    paper=PAPER,
+    dataset="proofbench",
+    items_config="best_of_n",
+    seed=0,
+    headline="bon_score",
+    groups=(
+        MetricGroup(
+            "Expected expert score of the selected proof (0-7)",
+            (
+                points(
+                    "bon_score",
+                    "Judge pick",
+                    "Expected expert score of the judge's pick.",
+                    "higher",
+                ),
+                MetricSpec(
+                    "bon_oracle", "Oracle", "Expected expert score of the best proof.", decimals=3
+                ),
+                MetricSpec(
+                    "bon_first_n_mean",
+                    "Mean of first n",
+                    "Mean expert score of proofs 1..n.",
+                    decimals=3,
+                ),
+            ),
+        ),
+    ),
+    scopes=(ScopeSpec("bon", "By n", "Subsets of {}"),),
+    items=(ItemField("score", "expert_score", "Score (0–7)", "score", tolerance=1.0),),
+    item_text=("problem", "proof"),
+    plots=(PlotSpec("bon_curve", "Expected expert score of the pick against n", "bon"),),
+    judging=Judging(target=TARGET, case=proof_case, judges=JUDGES),
+    reported=".reported",
+)

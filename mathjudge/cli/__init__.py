@@ -1,0 +1,98 @@
+"""The `mathjudge` command. Thin on purpose: parse arguments, call the library, print.
+
+Each command group lives in its own module and is imported only when it runs, so `--help`
+and every command pay only for what they use (`mathjudge --help` loads no scoring, model or
+plotting library).
+
+Exit codes: 0 ok, 1 invalid input or unreachable source (the message says what and where),
+2 usage error (click's default).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from mathjudge import __version__
+from mathjudge.errors import MathJudgeError
+
+# name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "build": (
+        "datasets",
+        "build",
+        "Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest).",
+    ),
+    "validate": (
+        "scoring",
+        "validate",
+        "Check a predictions FILE against BENCHMARK without scoring it.",
+    ),
+    "evaluate": (
+        "scoring",
+        "evaluate",
+        "Validate and score a predictions FILE for BENCHMARK; save to the store.",
+    ),
+    "compare": (
+        "scoring",
+        "compare",
+        "Paired comparison A - B: judge names or submission ids in the store, or files.",
+    ),
+    "reported": (
+        "reported",
+        "reported",
+        "Results transcribed from the source papers (stored with source = reported).",
+    ),
+    "judge": (
+        "judge",
+        "judge",
+        "Reference judges (LLM judges through litellm, and rule-based ones).",
+    ),
+    "arxiv": (
+        "arxiv",
+        "arxiv",
+        "Mine arXiv metadata for papers whose later version corrects an error.",
+    ),
+    "expertmath": ("expertmath", "expertmath", "ExpertMath-style problem packages."),
+    "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
+    "demo": (
+        "demo",
+        "demo",
+        "Build what is reachable, run the baselines, evaluate, render the site.",
+    ),
+}
+
+
+class MainGroup(click.Group):
+    """Loads a command's module on first use; turns MathJudgeError into an `error:` message on
+    stderr and exit code 1."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the table above, without importing any command."""
+        rows = [(name, short) for name, (_, _, short) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except MathJudgeError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=MainGroup)
+@click.version_option(__version__, prog_name="mathjudge")
+def main() -> None:
+    """Benchmarks, evaluator and leaderboard for judges of mathematical work."""

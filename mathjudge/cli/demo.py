@@ -1,0 +1,36 @@
+"""`mathjudge demo`: the main job on the embedded default data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mathjudge.cli.options import QUIET
+
+
+@click.command()
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where datasets/, predictions/, results.duckdb, site/ go.",
+)
+@click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Mirror root (default: $MATHJUDGE_MIRROR, else upstream URLs).",
+)
+@QUIET
+def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
+    """Build what is reachable, run the baselines, evaluate, render the site."""
+    from mathjudge.demo import run_demo
+
+    report = run_demo(workdir, source_dir=source_dir, quiet=quiet)
+    click.echo(
+        f"built {len(report.built)} dataset(s), evaluated {len(report.evaluated)} submission(s), "
+        f"imported {report.reported} reported result(s)"
+    )
+    assert report.site is not None
+    click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")

@@ -1,0 +1,171 @@
+"""`validate`, `evaluate` and `compare`: predictions files against a benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mathjudge.cli.options import (
+    BENCH,
+    BOOTSTRAP,
+    DATASETS,
+    JSON_OUT,
+    MATCH_MODEL,
+    MATCHER,
+    QUIET,
+    SEED,
+    STORE,
+    scorer_options,
+)
+from mathjudge.progress import progress_bar
+from mathjudge.spec.scorer import FIELDWISE_REDUCERS
+
+
+@click.command()
+@BENCH
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--allow-partial", is_flag=True, help="Accept a file that skips some items.")
+@DATASETS
+def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path) -> None:
+    """Check a predictions FILE against BENCHMARK without scoring it."""
+    from mathjudge.evaluate.evaluator import validate_file
+
+    sub = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
+    click.echo(
+        f"{file}: valid — {sub.table.num_rows} rows, {sub.n_items}/{sub.n_expected} items "
+        f"({sub.coverage:.1%}), {sub.runs} run(s), fields: {', '.join(sub.fields)}"
+    )
+    if sub.ignored_columns:
+        click.echo(f"note: ignored columns {', '.join(sub.ignored_columns)}")
+
+
+@click.command()
+@BENCH
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--judge", required=True, help="Name shown on the leaderboard.")
+@click.option(
+    "--meta",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON object describing the judge (model, prompt, temperature, cost...).",
+)
+@click.option(
+    "--allow-partial", is_flag=True, help="Score the answered items only (marked partial)."
+)
+@click.option(
+    "--runs-agg",
+    type=click.Choice(FIELDWISE_REDUCERS),
+    default="mean",
+    show_default=True,
+    help="How several runs of one item are combined.",
+)
+@MATCHER
+@MATCH_MODEL
+@BOOTSTRAP
+@SEED
+@JSON_OUT
+@STORE
+@DATASETS
+@QUIET
+def evaluate(
+    benchmark: str,
+    file: Path,
+    judge: str,
+    meta: Path | None,
+    allow_partial: bool,
+    runs_agg: str,
+    matcher: str | None,
+    match_model: str | None,
+    n_boot: int,
+    seed: int | None,
+    json_out: Path | None,
+    store: Path,
+    datasets_dir: Path,
+    quiet: bool,
+) -> None:
+    """Validate and score a predictions FILE for BENCHMARK; save to the store."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from mathjudge.atomic import write_json_atomic
+    from mathjudge.evaluate.evaluator import evaluate_file, read_meta
+    from mathjudge.store import save
+
+    with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
+        result = evaluate_file(
+            benchmark,
+            file,
+            judge,
+            datasets_dir=datasets_dir,
+            allow_partial=allow_partial,
+            runs_agg=runs_agg,
+            n_boot=n_boot,
+            seed=seed,
+            meta=read_meta(meta),
+            options=scorer_options(matcher, match_model),
+            on_progress=advance,
+        )
+    if json_out:
+        write_json_atomic(json_out, result.to_json())
+    sid = save(store, result)
+    table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
+    for column in ("metric", "value", "95% CI", "n"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for s in result.scores:
+        if s.scope == "overall":
+            table.add_row(
+                s.metric, _fmt(s.value), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", str(s.n)
+            )
+    Console().print(table)
+    partial = " (PARTIAL)" if result.partial else ""
+    click.echo(f"coverage {result.coverage:.1%}{partial}; saved as submission {sid} in {store}")
+
+
+@click.command()
+@BENCH
+@click.argument("a")
+@click.argument("b")
+@MATCHER
+@MATCH_MODEL
+@BOOTSTRAP
+@SEED
+@JSON_OUT
+@STORE
+@DATASETS
+@QUIET
+def compare(
+    benchmark: str,
+    a: str,
+    b: str,
+    matcher: str | None,
+    match_model: str | None,
+    n_boot: int,
+    seed: int | None,
+    json_out: Path | None,
+    store: Path,
+    datasets_dir: Path,
+    quiet: bool,
+) -> None:
+    """Paired comparison A - B: judge names or submission ids in the store, or files."""
+    from mathjudge.atomic import write_json_atomic
+    from mathjudge.evaluate.compare import compare as run_compare
+
+    with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:
+        result = run_compare(
+            benchmark,
+            a,
+            b,
+            store=store,
+            datasets_dir=datasets_dir,
+            n_boot=n_boot,
+            seed=seed,
+            options=scorer_options(matcher, match_model),
+            on_progress=advance,
+        )
+    if json_out:
+        write_json_atomic(json_out, result.to_json())
+    click.echo(result.format_table())
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"

@@ -1,0 +1,208 @@
+"""Reading result tables transcribed from papers (the shared `reported/` folder, CSV).
+
+Each benchmark's `reported.py` turns its paper's tables into `EvaluationResult`s with these
+helpers; `evaluate.reported` merges them and imports them into the store. Every imported row
+can never be mistaken for a reproduced result:
+- `source` is "reported", with a citation (paper title, arXiv id, table);
+- the judge is the paper's label ("o3 (Ref+MS)"); the setting (context, prompt, backbone...)
+  goes to `meta`, with the table and the CSV line it came from;
+- dataset_version and content_hash are "reported": the paper scored its own copy of the data,
+  so no build of ours applies;
+- values are converted to the store's natural units (fractions, score points); CIs only where
+  the paper prints them; no bootstrap and no item predictions.
+`submission_sha256` hashes the CSV file and the row index and `created` is fixed per paper, so
+importing the same files again replaces the same submissions.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections.abc import Collection
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from mathjudge import __version__
+from mathjudge.errors import MathJudgeError, Problem
+from mathjudge.spec.benchmark import Paper
+from mathjudge.spec.results import EvaluationResult, Score
+
+SOURCE = "reported"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One CSV record and where it is, so that every error names file, line and column."""
+
+    path: Path
+    line: int
+    index: int  # 0-based among the data rows
+    file_sha256: str
+    cells: dict[str, str]
+
+    def error(self, column: str | None, message: str) -> MathJudgeError:
+        return MathJudgeError(str(Problem(str(self.path), self.line, column, message)))
+
+    def text(self, column: str, allowed: Collection[str] | None = None) -> str:
+        value = self.cells[column].strip()
+        if allowed is not None and value not in allowed:
+            raise self.error(column, f"unknown value {value!r}; expected one of {sorted(allowed)}")
+        return value
+
+    def number(self, column: str) -> Decimal | None:
+        """The cell as printed (exact decimal, so 72.6 / 100 stores as 0.726); None if empty."""
+        cell = self.cells[column].strip()
+        if not cell:
+            return None
+        try:
+            value = Decimal(cell)
+        except InvalidOperation:
+            raise self.error(column, f"{cell!r} is not a number") from None
+        if not value.is_finite():
+            raise self.error(column, f"{cell!r} is not a finite number")
+        return value
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(f"{self.file_sha256}:{self.index}".encode()).hexdigest()
+
+    @property
+    def origin(self) -> str:
+        return f"{self.path.name}:{self.line}"
+
+
+def read_rows(path: Path, columns: tuple[str, ...]) -> list[Row]:
+    """The data rows of a transcribed CSV whose header must be exactly `columns` (any order)."""
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise MathJudgeError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise MathJudgeError(f"{path}: not UTF-8 ({exc.reason})") from exc
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in next(reader, [])]
+    for column in header:
+        if column not in columns or header.count(column) > 1:
+            problem = "unknown column" if column not in columns else "duplicate column"
+            raise MathJudgeError(str(Problem(str(path), 1, column, problem)))
+    for column in columns:
+        if column not in header:
+            raise MathJudgeError(str(Problem(str(path), 1, column, "missing column")))
+    file_sha = hashlib.sha256(data).hexdigest()
+    rows: list[Row] = []
+    start = reader.line_num + 1
+    for record in reader:
+        if record:
+            if len(record) != len(header):
+                message = f"{len(record)} cells, the header has {len(header)}"
+                raise MathJudgeError(str(Problem(str(path), start, None, message)))
+            rows.append(
+                Row(path, start, len(rows), file_sha, dict(zip(header, record, strict=True)))
+            )
+        start = reader.line_num + 1
+    return rows
+
+
+def cell_score(
+    row: Row,
+    column: str,
+    where: tuple[str, str, int],
+    metric: str,
+    scale: int = 1,
+    margin: str | None = None,
+) -> list[Score]:
+    """The cell as a score in natural units (cell / scale), with value -/+ the printed margin
+    as its interval when `margin` names a column; no row for an empty cell."""
+    value = row.number(column)
+    if value is None:
+        return []
+    scope, subset, n = where
+    half = row.number(margin) if margin else None
+    low, high = (None, None) if half is None else ((value - half) / scale, (value + half) / scale)
+    return [
+        Score(
+            scope,
+            subset,
+            metric,
+            float(value / scale),
+            None if low is None else float(low),
+            None if high is None else float(high),
+            n,
+        )
+    ]
+
+
+def result(
+    benchmark: str,
+    paper: Paper,
+    n_expected: int,
+    tables: list[str],
+    rows: list[Row],
+    judge: str,
+    scores: list[Score],
+    meta: dict[str, Any],
+    fields: tuple[str, ...],
+    *,
+    n_items: int | None = None,
+    runs: int = 1,
+    runs_agg: str = "mean",
+) -> EvaluationResult:
+    """One reported result: `n_expected` is the number of items the paper scored."""
+    if not scores:
+        raise rows[0].error(None, "the row gives no values")
+    if len({where(s) for s in scores}) < len(scores):
+        origins = ", ".join(r.origin for r in rows)
+        raise MathJudgeError(f"{origins}: the same score given twice for {judge!r}")
+    n = n_expected if n_items is None else n_items
+    return EvaluationResult(
+        benchmark=benchmark,
+        dataset_version=SOURCE,
+        content_hash=SOURCE,
+        judge=judge,
+        submission_sha256=rows[0].sha256,
+        n_items=n,
+        n_expected=n_expected,
+        coverage=n / n_expected,
+        partial=n < n_expected,
+        runs=runs,
+        runs_agg=runs_agg,
+        fields=fields,
+        bootstrap={},
+        meta={
+            **{k: v for k, v in meta.items() if v != ""},
+            "tables": tables,
+            "transcribed_from": [r.origin for r in rows],
+        },
+        mathjudge_version=__version__,
+        scores=tuple(scores),
+        created=paper.created,
+        source=SOURCE,
+        citation=paper.cite(tables),
+    )
+
+
+def where(score: Score) -> tuple[str, str, str]:
+    return score.scope, score.subset, score.metric
+
+
+def unique_judges(rows: list[Row]) -> dict[str, Row]:
+    """Rows by their `judge` cell, which must be set and unique."""
+    out: dict[str, Row] = {}
+    for row in rows:
+        name = row.text("judge")
+        if not name or name in out:
+            raise row.error("judge", f"empty or repeated judge name {name!r}")
+        out[name] = row
+    return out
+
+
+def integer(row: Row, column: str) -> int:
+    """A positive whole number cell."""
+    value = row.number(column)
+    if value is None or value != value.to_integral_value() or value < 1:
+        raise row.error(column, "expected a positive integer")
+    return int(value)
