@@ -350,7 +350,7 @@ def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
         f"constant prediction {facts['constant_score']:,})"
     )
 
-    scorer = registry.get(BENCHMARK).scorer_module()
+    scorer = registry.get(BENCHMARK).scorer()
     targets = [
         *PHASES,
         (scoring, "aggregated_predictions", "aggregated_predictions"),

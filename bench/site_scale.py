@@ -38,7 +38,7 @@ from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.evaluate.reported import import_reported
-from mathjudge.leaderboard import build_site
+from mathjudge.demo import publish_site
 from mathjudge.leaderboard.export import read_store
 from mathjudge.leaderboard.ranks import rank_benchmark
 
@@ -151,7 +151,7 @@ def main() -> None:
 
     out = args.workdir / "site"
     started = time.perf_counter()
-    index = build_site(store, out, datasets=datasets)
+    index = publish_site(store, out)
     build_s = time.perf_counter() - started
     overview_kb = index.stat().st_size / 1024
     files = [p for p in out.rglob("*") if p.is_file()]

@@ -152,6 +152,12 @@ def run_demo(
             "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
             "mirror folder such as ../shared/data"
         )
-    publish(store)
-    report.site = build_site(store, workdir / "site")
+    report.site = publish_site(store, workdir / "site")
     return report
+
+
+def publish_site(store: Path, out: Path, *, release: str | None = None) -> Path:
+    """Publish the leaderboard document into `store` (scores, ranks: `evaluate.publish`) and
+    render it at `out` (`leaderboard`); returns the index page's path."""
+    publish(store)
+    return build_site(store, out, release=release)

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import registry
-from mathjudge.benchmarks import verdicts as binary
+from mathjudge.benchmarks import verdict_metrics as binary
 from mathjudge.benchmarks.mumath.build import FEATURES
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import ValidationFailed
@@ -207,10 +207,11 @@ def test_bootstrap_is_over_problems_and_seeded_4(tiny: Path, tmp_path: Path) -> 
 
 @pytest.mark.parametrize("bench", ["mumath", "opc"])
 def test_both_benchmarks_share_the_contract(bench: str) -> None:
-    scorer = registry.get(bench).scorer_module()
-    assert scorer.Prediction is binary.Prediction
-    assert scorer.DEFAULT_SEED == 4
-    assert (scorer.CLUSTER, scorer.SCOPES) == ("problem_id", {"author_model": "author_model"})
+    spec = registry.get(bench)
+    scorer = spec.scorer()
+    assert scorer.prediction is binary.Prediction
+    assert spec.seed == 4
+    assert (scorer.cluster, scorer.scopes) == ("problem_id", {"author_model": "author_model"})
     assert scorer.metric_names(("verdict",)) == METRICS
 
 

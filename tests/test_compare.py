@@ -17,8 +17,9 @@ from conftest import write_jsonl
 from mathjudge import store as store
 from mathjudge.cli import main
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.compare import Comparison, Difference, compare
+from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.paired import Comparison, Difference
 
 BENCH = "stepmathbench"
 
@@ -289,16 +290,16 @@ JUDGE_B = [
 #   k=2: A (4, 1, 2, 3), B (3, 2, 1, 2); k=1: A (3, 2, 1, 2), B (1, 4, 1, 1)
 ARXIV_EXPECTED = {
     ("overall", "all"): {
+        "f1": (8 / 11, 6 / 9),
         "precision": (4 / 6, 3 / 4),
         "recall": (4 / 5, 3 / 5),
-        "f1": (8 / 11, 6 / 9),
         "coverage": (3 / 4, 2 / 4),
         "false_errors_per_paper": (2 / 4, 1 / 4),
     },
     ("k", "k=1"): {
+        "f1": (6 / 9, 2 / 7),
         "precision": (3 / 4, 1 / 2),
         "recall": (3 / 5, 1 / 5),
-        "f1": (6 / 9, 2 / 7),
         "coverage": (2 / 4, 1 / 4),
         "false_errors_per_paper": (1 / 4, 1 / 4),
     },

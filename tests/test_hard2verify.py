@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import write_jsonl
-from mathjudge.builders import hard2verify as builder
+from mathjudge.benchmarks.hard2verify import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed

@@ -228,7 +228,7 @@ def test_cbu_on_the_example_package(
 def expertmath_rows(datasets: Path, item_ids: list[str]) -> list[dict[str, Any]]:
     dataset = open_dataset(BENCH, datasets)
     rows = pq.read_table(dataset.parquet("candidates")).to_pylist()
-    return judge_rows(BENCH, dataset, [r for r in rows if r["item_id"] in item_ids])
+    return judge_rows(dataset, [r for r in rows if r["item_id"] in item_ids])
 
 
 def client(stub: OpenAIStub, cache: Path | None = None) -> LlmClient:

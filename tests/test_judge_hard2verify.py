@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
-from mathjudge.builders import hard2verify as builder
+from mathjudge.benchmarks.hard2verify import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset

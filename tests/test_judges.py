@@ -19,14 +19,14 @@ from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
+from mathjudge.demo import publish_site
 from mathjudge.evaluate.evaluator import evaluate_file, read_meta
 from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.pf_bv import PfBv, parse_modules
-from mathjudge.judges.runner import run_judge, write_outputs
+from mathjudge.judges.runner import benchmarks_of, run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
-from mathjudge.leaderboard.render import build_site
 from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
 from mathjudge.store import save
 
@@ -102,10 +102,7 @@ def any_judge(body: dict[str, Any]) -> StubReply:
 # ExpertMath and Hard2Verify judges are run end to end in test_judge_cbu*.py and
 # test_judge_hard2verify*.py, on datasets built there.
 PAIRS = [
-    (name, bench)
-    for name, factory in sorted(JUDGES.items())
-    for bench in factory.benchmarks
-    if bench in CONFIG
+    (name, bench) for name in sorted(JUDGES) for bench in benchmarks_of(name) if bench in CONFIG
 ]
 
 
@@ -138,7 +135,7 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
     store = tmp_path / "store.duckdb"
     save(store, result)
     assert result.meta["judge"] == name and result.n_items == len(run.predictions)
-    page = (build_site(store, tmp_path / "site").parent / f"{bench}.html").read_text()
+    page = (publish_site(store, tmp_path / "site").parent / f"{bench}.html").read_text()
     assert f"{name} (stub)" in page
 
 

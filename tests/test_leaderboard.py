@@ -7,6 +7,7 @@ Table 3 prints (AvgS x10, Corr/OR x100, MSE x1; answer metrics x100), not via th
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import random
 from dataclasses import dataclass
@@ -18,10 +19,11 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 import pytest
 
+from mathjudge import registry
 from mathjudge import store as results_store
+from mathjudge.demo import publish_site
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.leaderboard import build_site
 from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.render import render_site
 
@@ -203,7 +205,7 @@ def built(
     evaluate(tmp, ds_dir, store, "harsh judge", stale)
     for judge, rows in judges(gold).items():
         evaluate(tmp, ds_dir, store, judge, rows)
-    index = build_site(store, tmp / "site")
+    index = publish_site(store, tmp / "site")
     return Built(store, tmp / "site", index)
 
 
@@ -295,7 +297,8 @@ def test_index_lists_benchmark_with_headline_table(built: Built) -> None:
     assert headers[1].startswith("StepMathBench Corr ×100")
     assert rows["constant judge"][1] == "n/a"
     close = latest_scores(built.store)["close judge"][("overall", "all", "corr")]
-    assert rows["close judge"][1] == expected_cell("corr", *close[:3])
+    # ranks come from the store alone now: the cell also carries the rank interval and group
+    assert rows["close judge"][1].startswith(expected_cell("corr", *close[:3]) + "rank ")
     assert "5 judges" in built.index.read_text(encoding="utf-8")
 
 
@@ -335,7 +338,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 2
+    assert board["schema_version"] == 3
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -361,15 +364,20 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
         "citation": "<i>Some et al.</i> 2025", "coverage": 1.0, "partial": False,
         "dataset_version": "1.0.0", "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
         "created": "2025-01-01T00:00:00+00:00", "n_items": 3, "runs": 1, "runs_agg": "mean",
-        "fields": ["score"], "bootstrap": {}, "mathjudge_version": "0.1.0",
+        "fields": ["score"], "bootstrap": {}, "mathjudge_version": "0.1.0", "extras": {},
         "scores": [
             {**score, "metric": "corr", "value": 0.5},
             {**score, "metric": "brier", "value": 0.123456},
         ],
     }  # fmt: skip
-    bench = {"name": "stepmathbench", "downloads": download_names("stepmathbench")}
+    bench = {
+        "name": "stepmathbench",
+        "downloads": download_names("stepmathbench"),
+        "presentation": dataclasses.asdict(registry.get("stepmathbench").presentation()),
+        "ranks": {"status": "not ranked: no reproduced judge"},
+    }
     doc = {
-        "schema_version": 2,
+        "schema_version": 3,
         "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",
@@ -392,14 +400,14 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
 def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "results.duckdb").write_text("not a database", encoding="utf-8")
     with pytest.raises(MathJudgeError, match="cannot read as a mathjudge results store"):
-        build_site(tmp_path / "results.duckdb", tmp_path / "site")
+        publish_site(tmp_path / "results.duckdb", tmp_path / "site")
 
 
 def test_rebuild_replaces_site_without_leftovers(built: Built, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    build_site(built.store, out)
+    publish_site(built.store, out)
     (out / "stale.html").write_text("old", encoding="utf-8")
-    index = build_site(built.store, out)
+    index = publish_site(built.store, out)
     assert index == out / "index.html" and index.is_file()
     assert not (out / "stale.html").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
@@ -410,7 +418,7 @@ def test_refuses_to_replace_an_unrelated_folder(built: Built, tmp_path: Path) ->
     out.mkdir()
     (out / "thesis.tex").write_text("precious", encoding="utf-8")
     with pytest.raises(MathJudgeError, match="not a mathjudge site"):
-        build_site(built.store, out)
+        publish_site(built.store, out)
     assert (out / "thesis.tex").read_text(encoding="utf-8") == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
 
@@ -418,7 +426,7 @@ def test_refuses_to_replace_an_unrelated_folder(built: Built, tmp_path: Path) ->
 def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
     store = tmp_path / "results.duckdb"
     results_store.connect(store).close()
-    index = build_site(store, tmp_path / "site")
+    index = publish_site(store, tmp_path / "site")
     text = index.read_text(encoding="utf-8")
     assert "No results yet" in text and "mathjudge evaluate" in text
     pages = sorted(p.name for p in (tmp_path / "site").glob("*.html"))
@@ -428,5 +436,5 @@ def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
 
 def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match="no results store"):
-        build_site(tmp_path / "nope.duckdb", tmp_path / "site")
+        publish_site(tmp_path / "nope.duckdb", tmp_path / "site")
     assert not (tmp_path / "site").exists()

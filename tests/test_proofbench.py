@@ -274,7 +274,7 @@ TAU = {
 
 def test_hand_computed_macro_averages(built: Path, tmp_path: Path) -> None:
     got = values(evaluate(built, tmp_path, "proofbench", grading_rows(JUDGE)))
-    overall = {m: got[("overall", "all", m)] for m in scorer.metric_names(("score",))}
+    overall = {m: got[("overall", "all", m)] for m in scorer.SCORER.metric_names(("score",))}
     assert overall == pytest.approx(
         {
             "mae": (2 / 3 + 4 / 3 + 1 + 5 / 3 + 1 + 4 / 3) / 6,  # = 7/6

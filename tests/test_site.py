@@ -19,10 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import store as results_store
+from mathjudge.demo import publish_site
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.leaderboard import build_site
 from mathjudge.leaderboard.pages import judge_page
 
 B = 200
@@ -73,7 +73,7 @@ def site(
         )
         results_store.save(store, result)
     out = tmp / "site"
-    build_site(store, out, datasets=datasets_dir, release="r1")
+    publish_site(store, out, release="r1")
     doc = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     (bench,) = [b for b in doc["benchmarks"] if b["name"] == "stepmathbench"]
     ids = {s["judge"]: s["id"] for s in bench["submissions"]}
@@ -211,11 +211,11 @@ def test_release_is_immutable(site: dict[str, Any], datasets_dir: Path) -> None:
     assert (out / "releases" / "r1" / "index.html").is_file()
     assert 'href="releases/r1/index.html"' in (out / "index.html").read_text(encoding="utf-8")
     with pytest.raises(MathJudgeError, match="already exists"):
-        build_site(site["store"], out, datasets=datasets_dir, release="r1")
+        publish_site(site["store"], out, release="r1")
     with pytest.raises(MathJudgeError, match="--release"):
-        build_site(site["store"], out, datasets=datasets_dir, release="../escape")
-    build_site(site["store"], out, datasets=datasets_dir, release="r2")
-    build_site(site["store"], out, datasets=datasets_dir)  # a plain rebuild keeps releases
+        publish_site(site["store"], out, release="../escape")
+    publish_site(site["store"], out, release="r2")
+    publish_site(site["store"], out)  # a plain rebuild keeps releases
     after = {
         p.relative_to(out / "releases" / "r1"): p.read_bytes()
         for p in (out / "releases" / "r1").rglob("*")

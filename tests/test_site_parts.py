@@ -3,6 +3,7 @@ and the SVG plots with hostile judge names."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -11,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from mathjudge import registry
+from mathjudge.evaluate.ranks import rank_judges
 from mathjudge.evaluate.scoring import ClusterStats
 from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.presentation import MetricSpec, presentation_for
-from mathjudge.leaderboard.ranks import rank_judges
 from mathjudge.leaderboard.render import render_site
+from mathjudge.spec.presentation import MetricSpec
 
 MAE = MetricSpec("mae", "MAE", "mean error", direction="lower")
 
@@ -100,7 +102,7 @@ def test_plots_keep_hostile_names_as_text_and_are_deterministic() -> None:
         )
         for i, name in enumerate(HOSTILE)
     ]
-    show = presentation_for("opc")
+    show = registry.get("opc").presentation()
     plots = benchmark_plots(show, {"submissions": subs})
     assert [p.file for p in plots] == ["opc-tpr_tnr.svg"]
     text = _texts(plots[0].svg)
@@ -114,7 +116,7 @@ def test_heatmap_curves_and_bars_from_their_scores() -> None:
     cells = [{"expert": e, "predicted": p, "count": 3 if e == p else e}
              for e in range(8) for p in range(8)]  # fmt: skip
     proofbench = benchmark_plots(
-        presentation_for("proofbench"),
+        registry.get("proofbench").presentation(),
         {
             "submissions": [
                 _sub(HOSTILE[0], "reproduced", [_score("mae", 1.0)], confusion_matrix=cells)
@@ -127,25 +129,25 @@ def test_heatmap_curves_and_bars_from_their_scores() -> None:
     k_scores = [_score(m, v, "k", str(k)) for k in (1, 2, 3)
                 for m, v in (("precision", 0.5), ("recall", 0.2 * k))]  # fmt: skip
     arxiv = benchmark_plots(
-        presentation_for("arxivmathgradingbench"),
+        registry.get("arxivmathgradingbench").presentation(),
         {"submissions": [_sub("a", "reproduced", [_score("f1", 0.3), *k_scores])]},
     )
     assert [p.file for p in arxiv] == ["arxivmathgradingbench-k_curve.svg"]
     bon = [_score(m, v, "bon", f"n={n}") for n in (1, 4, 16)
            for m, v in (("bon_score", 3 + n / 16), ("bon_oracle", 5.0), ("bon_first_n_mean", 3.0))]  # fmt: skip
     plots = benchmark_plots(
-        presentation_for("proofbench_bon"),
+        registry.get("proofbench_bon").presentation(),
         {"submissions": [_sub("judge", "reported", [_score("bon_score", 4.0), *bon])]},
     )
     text = _texts(plots[0].svg)
     assert "oracle" in text and "mean of first n" in text and "judge (reported)" in text
     # No judge gives the plotted metric: no figure rather than an empty one.
-    assert benchmark_plots(presentation_for("stepmathbench"), {"submissions": [
+    assert benchmark_plots(registry.get("stepmathbench").presentation(), {"submissions": [
         _sub("j", "reproduced", [_score("mse", 1.0)])]}) == []  # fmt: skip
 
 
 def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None:
-    """A results document with ExpertMath scores (no registry entry or dataset needed): the
+    """A leaderboard document with ExpertMath scores (no store or dataset needed): the
     overview gains its column with the spec's headline, scaled, and the reported row's
     badge; the benchmark page shows its scope tab."""
     created = "2026-01-01T00:00:00+00:00"
@@ -157,17 +159,19 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
         "extras": {},
         "scores": [_score("auc", 0.8125, ci=(0.7, 0.9)), _score("auc", 0.75, "problem_kind", "variant")],
     }  # fmt: skip
+    presentation = dataclasses.asdict(registry.get("expertmath").presentation())
     doc = {
-        "schema_version": 2, "datasets": [],
+        "schema_version": 3, "datasets": [],
         "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
                            "mathjudge_version": "0", "latest_submission": created},
-        "benchmarks": [{"name": "expertmath", "downloads": download_names("expertmath"),
-                        "submissions": [sub]}],
+        "benchmarks": [{"name": "expertmath", "presentation": presentation,
+                        "downloads": download_names("expertmath"), "submissions": [sub],
+                        "ranks": {"status": "not ranked: no reproduced judge"}}],
     }  # fmt: skip
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(doc), encoding="utf-8")
     index = render_site(tmp_path).read_text(encoding="utf-8")
-    assert "ExpertMath</a>" in index and "AUC ×100" in index
+    assert "ExpertMath-style</a>" in index and "AUC ×100" in index
     assert "81.2" in index and "[70.0, 90.0]" in index  # ×100, one decimal, as the spec says
     assert 'href="https://arxiv.org/abs/2601.00001"' in index
     page = (tmp_path / "expertmath.html").read_text(encoding="utf-8")

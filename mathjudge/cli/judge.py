@@ -1,5 +1,6 @@
 """`mathjudge judge ...`: run a reference judge on a built benchmark and write a submission
-(predictions JSONL + meta.json) that `mathjudge evaluate --meta` takes as it is."""
+(predictions JSONL + meta.json) that `mathjudge evaluate --meta` takes as it is. Imported only
+when a `judge` command runs: the judges pull in the model client."""
 
 from __future__ import annotations
 
@@ -27,14 +28,16 @@ def judge() -> None:
 @judge.command("list")
 def judge_list() -> None:
     """Each judge and the benchmarks it writes."""
+    from mathjudge.judges.runner import benchmarks_of
+
     for name, factory in sorted(JUDGES.items()):
         needs = "model" if factory.uses_model else "no model"
-        click.echo(f"{name:20} {needs:9} {', '.join(factory.benchmarks)}")
+        click.echo(f"{name:20} {needs:9} {', '.join(benchmarks_of(name))}")
 
 
 @judge.command("run")
 @click.argument("judge_name", metavar="JUDGE", type=click.Choice(sorted(JUDGES)))
-@click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
+@click.argument("benchmark", type=click.Choice(registry.names()))
 @click.option(
     "--model",
     help="litellm model name, e.g. openai/gpt-4o-mini, anthropic/..., "

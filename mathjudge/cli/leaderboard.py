@@ -31,11 +31,9 @@ def leaderboard() -> None:
 def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
-    from mathjudge.evaluate.publish import publish
-    from mathjudge.leaderboard.render import build_site
+    from mathjudge.demo import publish_site
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
-    publish(store)
-    index = build_site(store, out, release=release)
+    index = publish_site(store, out, release=release)
     click.echo(f"site written: {index.resolve().as_uri()}")

@@ -101,6 +101,7 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     docs = doc["benchmarks"]
     for bench, typed in zip(docs, document.benchmarks, strict=True):
         bench["presentation"] = typed.presentation  # the dataclass, with its formatting helpers
+        bench["items"] = bench.get("items") or {"status": "no item data in this document"}
     views = [benchmark_view(b) for b in docs]
     origin = doc["generated_from"]
     releases = _releases(site) if list_releases else []

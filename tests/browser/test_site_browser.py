@@ -24,16 +24,17 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from conftest import REPO, write_jsonl
+from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
+from mathjudge.demo import publish_site
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.evaluate.reported import import_reported
-from mathjudge.judges.baselines import BASELINES
+from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl as write_predictions
-from mathjudge.leaderboard import build_site
 from mathjudge.leaderboard.pages import judge_page
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -106,17 +107,18 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
             != bool(gold[r["item_id"]]["gold_score_01"])
             for r in rows
         )
-    for baseline in (b for b in BASELINES if b.benchmark == "opc"):
+    opc_spec = registry.get("opc")
+    for baseline in opc_spec.baselines:
         items = pq.read_table(open_dataset("opc", datasets).parquet("judgments")).to_pylist()
         path = tmp / f"{baseline.key}.jsonl"
-        write_predictions(path, baseline.judge(iter(items), mirror))
+        write_predictions(path, run_baseline(opc_spec, baseline, iter(items), mirror))
         result = evaluate_file(
             "opc", path, baseline.judge_name, datasets_dir=datasets, n_boot=B,
             allow_partial=baseline.partial,
         )  # fmt: skip
         results_store.save(store, result)
     import_reported(mirror / "reported", store)
-    build_site(store, built.root, datasets=datasets)
+    publish_site(store, built.root)
     return built
 
 

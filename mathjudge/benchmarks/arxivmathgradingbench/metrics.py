@@ -104,7 +104,6 @@ SCORED_FIELDS = ("location",)
 SCOPES: dict[str, str] = {}
 OPTIONS: dict[str, tuple[str, ...] | None] = {"matcher": MATCHERS, "match_model": None}
 RUNS_AGG = "union"
-METRICS = ("precision", "recall", "f1", "coverage", "false_errors_per_paper")
 COUNTS = ("tp", "fn", "fp")  # the per-paper statistics, what paired comparison resamples
 # Per (paper, k) counts left on the connection by `combine_runs` for `stats_sql`.
 COUNTS_TABLE = "location_counts"
