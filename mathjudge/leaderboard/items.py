@@ -119,7 +119,7 @@ def _predictions(
     agrees = AGREES[field.kind].format(tolerance=float(field.tolerance))
     sql = f"SELECT *, {agrees} AS agrees FROM ({PREDICTIONS.format(gold=field.gold)})"
     try:
-        return db.execute(sql, [field.field]).to_arrow_table().cast(_predictions_schema())
+        return db.sql(sql, params=[field.field]).to_arrow_table().cast(_predictions_schema())
     finally:
         db.unregister("preds")
 
