@@ -181,16 +181,11 @@ def _resolve(
     found = None
     known: list[str] = []
     if store.is_file():
-        try:
-            with duckdb.connect(str(store), read_only=True) as db:
-                found = read.find_latest(db, benchmark, ref)
-                if found is not None and not is_file:
-                    return _from_store(db, found, store, dataset, scorer, options)
-                known = read.judge_names(db, benchmark)
-        except duckdb.Error as exc:
-            raise MathJudgeError(
-                f"{store}: cannot read as a mathjudge results store ({exc})"
-            ) from exc
+        with read.reading(store) as db:
+            found = read.find_latest(db, benchmark, ref)
+            if found is not None and not is_file:
+                return _from_store(db, found, store, dataset, scorer, options)
+            known = read.judge_names(db, benchmark)
     if found is not None:
         raise MathJudgeError(
             f"{ref!r} is both a predictions file and a judge in {store}; pass the file as "

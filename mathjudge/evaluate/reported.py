@@ -16,7 +16,7 @@ from mathjudge import registry
 from mathjudge.dataio.reported import SOURCE, where
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import EvaluationResult, Score
-from mathjudge.store import connect, delete, save_many
+from mathjudge.store import delete, read, save_many
 
 
 def load_reported(folder: Path) -> list[EvaluationResult]:
@@ -90,20 +90,8 @@ def import_reported(folder: Path, store: Path) -> int:
     are removed, so the store holds exactly the current transcription."""
     results = load_reported(folder)
     current = set(save_many(store, results))
-    _remove_stale(store, current)
-    return len(results)
-
-
-def _remove_stale(path: Path, current: set[str]) -> None:
-    con = connect(path, read_only=True)
-    try:
-        rows = con.execute(
-            """SELECT id FROM submissions
-               WHERE source = ? AND json_extract(meta, '$.transcribed_from') IS NOT NULL""",
-            [SOURCE],
-        ).fetchall()
-    finally:
-        con.close()
-    stale = [sid for (sid,) in rows if sid not in current]
+    with read.reading(store) as con:
+        stale = [sid for sid in read.transcribed_ids(con, SOURCE) if sid not in current]
     if stale:
-        delete(path, stale)
+        delete(store, stale)
+    return len(results)

@@ -24,6 +24,7 @@ from mathjudge.spec.document import DOCUMENT, SCHEMA_VERSION, LeaderboardDocumen
 from mathjudge.store import read
 
 LEADERBOARD_JSON = "leaderboard.json"
+LEADERBOARD_SCHEMA = "leaderboard.schema.json"
 # Benchmark names become file names; registry names match this, anything else is refused.
 SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 DOWNLOAD_COLUMNS = (
@@ -65,6 +66,7 @@ def export_data(store: Path, data_dir: Path) -> Path:
         data_dir / OVERVIEW["json"],
         _to_json({"schema_version": SCHEMA_VERSION, "rows": overview}),
     )
+    _write_atomic(data_dir / LEADERBOARD_SCHEMA, _to_json(LeaderboardDocument.model_json_schema()))
     target = data_dir / LEADERBOARD_JSON
     _write_atomic(target, _to_json(leaderboard))
     return target

@@ -110,6 +110,16 @@ def find_latest(con: duckdb.DuckDBPyConnection, benchmark: str, ref: str) -> tup
     return rows[0] if rows else None
 
 
+def transcribed_ids(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
+    """Ids of the submissions of `source` that were transcribed from a table (reported)."""
+    rows = con.execute(
+        """SELECT id FROM submissions
+           WHERE source = ? AND json_extract(meta, '$.transcribed_from') IS NOT NULL""",
+        [source],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
 def load_predictions(
     con: duckdb.DuckDBPyConnection, sid: str
 ) -> dict[str, dict[str, float | None]]:
