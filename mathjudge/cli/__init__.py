@@ -2,7 +2,7 @@
 
 Each command group lives in its own module and is imported only when it runs, so `--help`
 and every command pay only for what they use (`mathjudge --help` loads no scoring, model or
-plotting library).
+plotting library). A benchmark may add a command group of its own (`BenchmarkSpec.command`).
 
 Exit codes: 0 ok, 1 invalid input or unreachable source (the message says what and where),
 2 usage error (click's default).
@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from mathjudge import __version__
+from mathjudge import __version__, registry
 from mathjudge.errors import MathJudgeError
 
 # name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
@@ -55,7 +55,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "arxiv",
         "Mine arXiv metadata for papers whose later version corrects an error.",
     ),
-    "expertmath": ("expertmath", "expertmath", "ExpertMath-style problem packages."),
     "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
     "demo": (
         "demo",
@@ -70,17 +69,18 @@ class MainGroup(click.Group):
     stderr and exit code 1."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return [*COMMANDS, *_benchmark_commands()]
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
-            return None
-        module, attr, _ = COMMANDS[name]
-        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        if name in COMMANDS:
+            module, attr, _ = COMMANDS[name]
+            return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        return _benchmark_commands().get(name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list from the table above, without importing any command."""
+        """The command list from the table above, without importing any of those commands."""
         rows = [(name, short) for name, (_, _, short) in COMMANDS.items()]
+        rows += [(name, cmd.get_short_help_str()) for name, cmd in _benchmark_commands().items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -90,6 +90,16 @@ class MainGroup(click.Group):
         except MathJudgeError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
+
+
+def _benchmark_commands() -> dict[str, click.Command]:
+    """The command groups benchmarks contribute (their modules import click only)."""
+    out = {}
+    for spec in registry.specs():
+        if spec.command is not None:
+            command = spec.resolve(spec.command)
+            out[command.name or spec.name] = command
+    return out
 
 
 @click.group(cls=MainGroup)

@@ -108,6 +108,8 @@ class BenchmarkSpec:
     pdfs: str | None = None
     # A folder inside the benchmark's folder to build from when no source is reachable.
     example: str | None = None
+    # A click command (group) of its own, "module:attribute" in its folder, added to `mathjudge`.
+    command: str | None = None
 
     @property
     def package(self) -> str:

@@ -93,4 +93,5 @@ SPEC = BenchmarkSpec(
     ),
     reported=".reported",
     example="example",
+    command=".cli:expertmath",
 )

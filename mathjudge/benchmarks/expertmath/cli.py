@@ -1,4 +1,5 @@
-"""`mathjudge expertmath ...`: drafting ExpertMath-style problem packages."""
+"""`mathjudge expertmath ...`: drafting ExpertMath-style problem packages (a command group the
+spec contributes to the `mathjudge` command)."""
 
 from __future__ import annotations
 
