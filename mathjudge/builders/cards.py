@@ -1,4 +1,5 @@
-"""Data-card prose templates live in `mathjudge/data_cards/`, one Markdown file per benchmark."""
+"""Data-card prose templates: `mathjudge/data_cards/<benchmark>.md`, or `card.md` in a benchmark
+folder under `mathjudge/benchmarks/`."""
 
 from __future__ import annotations
 
@@ -19,3 +20,10 @@ _ENV = jinja2.Environment(
 
 def render_card_body(benchmark: str, **facts: Any) -> str:
     return _ENV.get_template(f"{benchmark}.md").render(**facts)
+
+
+def render_folder_card(package: str, **facts: Any) -> str:
+    """The `card.md` of a benchmark folder (`mathjudge.benchmarks.<name>`), rendered."""
+    return _ENV.from_string(resources.files(package).joinpath("card.md").read_text("utf-8")).render(
+        **facts
+    )

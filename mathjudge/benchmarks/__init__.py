@@ -1,0 +1,1 @@
+"""One folder per benchmark: its builder, scorer, importer of published outputs and card."""
