@@ -16,13 +16,16 @@ A judge is a name in the results store (its latest submission for the benchmark,
 per-item predictions it was scored on) or a predictions file (validated against the built dataset,
 runs combined with `mean` as `evaluate` does by default), so two files compare without a store.
 
-Benchmarks whose scorer combines runs itself (`combine_runs`, ArxivMathGradingBench) are compared
-on per-item counts instead: each side's (tp, fn, fp) per paper at k = that side's number of runs,
-from a file through the scorer with the chosen options (e.g. the matcher), or from the store, where
-they are exactly the per-item predictions saved (a stored side must have been scored with the
-same options). Only items both sides answered are paired (a no-error row answers a paper). The
-`overall` scope is always compared; the scope `k` too when both sides are files with the same
-number of runs, where each k is the same pooling for both.
+Benchmarks whose scorer pools runs into per-(item, k) counts (`COUNTS_TABLE`:
+ArxivMathGradingBench, Hard2Verify) are compared on per-item counts instead: each side's
+(tp, fn, fp) per paper at k = that side's number of runs, from a file through the scorer with
+the chosen options (e.g. the matcher), or from the store, where they are exactly the per-item
+predictions saved (a stored side must have been scored with the same options). Only items both
+sides answered are paired (a no-error row answers a paper). The `overall` scope is always
+compared; the scope `k` too when both sides are files with the same number of runs, where each k
+is the same pooling for both. Other scorers that combine runs themselves (MR-MATH) are compared
+on the per-item columns their `combine_runs` gives (`FIELD_COLUMNS`); from the store, on those
+it keeps.
 """
 
 from __future__ import annotations
@@ -47,9 +50,10 @@ from mathjudge.evaluate.dataset import BuiltDataset, open_dataset
 from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP
 from mathjudge.evaluate.scoring import (
     ClusterStats,
-    aggregated_predictions,
     cluster_statistics,
+    combined_predictions,
     connect,
+    field_columns,
     resolve_options,
     scored_fields,
 )
@@ -209,7 +213,7 @@ def compare(
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
     options = resolve_options(scorer, options)
-    counted = hasattr(scorer, "combine_runs")
+    counted = hasattr(scorer, "COUNTS_TABLE")  # pooled per-(item, k) counts
     dataset = open_dataset(spec.dataset_name, datasets_dir)
     seed = scorer.DEFAULT_SEED if seed is None else seed
     con = connect(dataset, spec.items_config, scorer)
@@ -225,7 +229,9 @@ def compare(
                 f"B gives {', '.join(judged_b.fields)}"
             )
         shared = _shared_items(judged_a.predictions, judged_b.predictions)
-        columns = scorer.COUNTS if counted else fields
+        columns = (
+            scorer.COUNTS if counted else [c for f in fields for c in field_columns(scorer, f)]
+        )
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
         same_k = judged_a.runs is not None and judged_a.runs == judged_b.runs
@@ -446,19 +452,23 @@ def _from_store(
             "it with the options it was scored with (or re-evaluate it with these)"
         )
     values = results_store.load_predictions(db, sid)
-    if hasattr(scorer, "combine_runs"):
+    if hasattr(scorer, "COUNTS_TABLE"):
         return _counts_from_store(values, Side(judge, "store", sid, 0), where, scorer)
-    fields = scored_fields(scorer, tuple(values))
+    # A field counts as stored when every column holding it is (lists are not stored).
+    fields = tuple(
+        f for f in scorer.SCORED_FIELDS if all(c in values for c in field_columns(scorer, f))
+    )
     if not fields:
         raise MathJudgeError(f"{where} has no per-item predictions stored; re-evaluate it")
-    items = sorted(set().union(*(values[f] for f in fields)))
+    held = [c for f in fields for c in field_columns(scorer, f)]
+    items = sorted(set().union(*(values[c] for c in held)))
     columns = {"item_id": pa.array(items, pa.string())}
-    for f in fields:
-        stored = pa.array([values[f].get(i) for i in items], pa.float64())
+    for c in held:
+        stored = pa.array([values[c].get(i) for i in items], pa.float64())
         # Booleans were stored as 0/1; numbers stay DOUBLE, as the engine scored them (a run
         # mean of an integer field is fractional and cannot go back to the field's type).
-        boolean = pa.types.is_boolean(scorer.Prediction.arrow_types[f])
-        columns[f] = stored.cast(pa.bool_()) if boolean else stored
+        kind = scorer.Prediction.arrow_types.get(c)
+        columns[c] = stored.cast(pa.bool_()) if kind and pa.types.is_boolean(kind) else stored
     return _Judged(Side(judge, "store", sid, len(items)), fields, pa.table(columns))
 
 
@@ -496,7 +506,7 @@ def _from_file(
     )
     side = Side(str(path), "file", submission.sha256, submission.n_items)
     fields = scored_fields(scorer, submission.fields)
-    if hasattr(scorer, "combine_runs"):
+    if hasattr(scorer, "COUNTS_TABLE"):
         # A file of no-error rows only gives no field, and is still a judge's answer.
         counts = scorer.combine_runs(con, submission.table, fields, options)
         per_k = con.sql(
@@ -511,5 +521,5 @@ def _from_file(
         )
     if not fields:
         raise MathJudgeError(f"{path}: gives none of the scored fields {scorer.SCORED_FIELDS}")
-    preds = aggregated_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG)
+    preds = combined_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG, options)
     return _Judged(side, fields, preds)

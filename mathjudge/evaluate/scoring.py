@@ -9,7 +9,8 @@ values with `finalize`; everything else here is shared by every benchmark.
 Two opt-ins for benchmarks whose runs are not ensembled field by field: a scorer may define
 `combine_runs(con, table, fields, options)`, which replaces `--runs-agg` (named by its `RUNS_AGG`)
 and turns the validated rows, all runs, into the per-item table the statistics join (it may also
-leave tables of its own on `con` for its `stats_sql`); and `OPTIONS`, option name -> allowed
+leave tables of its own on `con` for its `stats_sql`, named by `COUNTS_TABLE`; or turn a field
+into other per-item columns, named by `FIELD_COLUMNS`); and `OPTIONS`, option name -> allowed
 values (the first is the default), which `resolve_options` checks and `combine_runs` receives.
 """
 
@@ -73,6 +74,12 @@ def _clean(x: float) -> float | None:
 
 def scored_fields(scorer: ModuleType, given: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f for f in scorer.SCORED_FIELDS if f in given)
+
+
+def field_columns(scorer: ModuleType, field: str) -> tuple[str, ...]:
+    """The per-item columns that hold `field` once runs are combined: the field itself, or what
+    the scorer's `combine_runs` turns it into (`FIELD_COLUMNS`, e.g. MR-MATH's step counts)."""
+    return getattr(scorer, "FIELD_COLUMNS", {}).get(field, (field,))
 
 
 def connect(dataset: BuiltDataset, items_config: str, scorer: ModuleType):

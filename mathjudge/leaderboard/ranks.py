@@ -34,7 +34,12 @@ from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.bootstrap import replicate_sums
 from mathjudge.evaluate.compare import metric_differences as paired_differences
 from mathjudge.evaluate.dataset import open_dataset
-from mathjudge.evaluate.scoring import ClusterStats, cluster_statistics, connect
+from mathjudge.evaluate.scoring import (
+    ClusterStats,
+    cluster_statistics,
+    connect,
+    field_columns,
+)
 from mathjudge.leaderboard.presentation import MetricSpec, presentation_for
 
 ALPHA = 0.05
@@ -64,7 +69,7 @@ def rank_benchmark(
         return {"status": "not a registered benchmark"}
     spec = registry.get(benchmark)
     scorer = spec.scorer_module()
-    if hasattr(scorer, "combine_runs"):
+    if hasattr(scorer, "COUNTS_TABLE"):
         return {"status": "not ranked: its scorer pools many predictions per item"}
     if show.headline is None:
         return {"status": "not ranked: no headline metric"}
@@ -200,15 +205,19 @@ def _common_bootstrap(submissions: list[dict[str, Any]], scorer: Any) -> dict[st
 def _prediction_table(
     con: duckdb.DuckDBPyConnection, sid: str, field: str, scorer: Any
 ) -> pa.Table | None:
-    """The judge's stored per-item values of `field`, typed as the engine scored them."""
-    values = results_store.load_predictions(con, sid).get(field)
-    if not values:
+    """The judge's stored per-item values of `field` (the columns that hold it), typed as the
+    engine scored them."""
+    stored = results_store.load_predictions(con, sid)
+    columns = field_columns(scorer, field)
+    if not all(stored.get(c) for c in columns):
         return None
-    items = sorted(values)
-    column = pa.array([values[i] for i in items], pa.float64())
-    if pa.types.is_boolean(scorer.Prediction.arrow_types[field]):
-        column = column.cast(pa.bool_())
-    return pa.table({"item_id": pa.array(items, pa.string()), field: column})
+    items = sorted(stored[columns[0]])
+    table = {"item_id": pa.array(items, pa.string())}
+    for c in columns:
+        table[c] = pa.array([stored[c].get(i) for i in items], pa.float64())
+    if columns == (field,) and pa.types.is_boolean(scorer.Prediction.arrow_types[field]):
+        table[field] = table[field].cast(pa.bool_())
+    return pa.table(table)
 
 
 def _as_json(r: Ranked) -> dict[str, Any]:
