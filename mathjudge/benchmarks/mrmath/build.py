@@ -167,7 +167,7 @@ def invalid_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
     if verdict == "correct" and first == "N/A":
         labels: list[int | None] = [1] * n
     elif (
-        verdict == "wrong" and isinstance(first, int) and not isinstance(first, bool) and 1 <= first
+        verdict == "wrong" and isinstance(first, int) and not isinstance(first, bool) and first >= 1
     ):
         if first > n:
             bad("model_output_solution_first_error_step", f"step {first} of {n} steps")
