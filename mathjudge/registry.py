@@ -20,6 +20,9 @@ class Benchmark:
     scorer: str  # module with the prediction model, defaults and `cluster_stats`
     items_config: str  # the config whose rows are what a judge is scored on
     dataset: str = ""  # built dataset folder, when several benchmarks share one; default `name`
+    # module with `import_outputs(benchmark, source_dir) -> list[published.Converted]`, where the
+    # paper publishes its judges' raw per-item outputs
+    outputs: str = ""
 
     @property
     def dataset_name(self) -> str:
@@ -91,6 +94,31 @@ BENCHMARKS: dict[str, Benchmark] = {
             builder="mathjudge.builders.hard2verify",
             scorer="mathjudge.evaluate.metrics.hard2verify",
             items_config="responses",
+        ),
+        Benchmark(
+            name="mrmath",
+            title="MR-MATH",
+            builder="mathjudge.benchmarks.mrmath.build",
+            scorer="mathjudge.benchmarks.mrmath.metrics",
+            items_config="solutions",
+            outputs="mathjudge.benchmarks.mrmath.outputs",
+        ),
+        Benchmark(
+            name="judgebench",
+            title="JudgeBench",
+            builder="mathjudge.benchmarks.judgebench.build",
+            scorer="mathjudge.benchmarks.judgebench.metrics",
+            items_config="gpt4o",
+            outputs="mathjudge.benchmarks.judgebench.outputs",
+        ),
+        Benchmark(
+            name="judgebench_claude",
+            title="JudgeBench (Claude pairs)",
+            builder="mathjudge.benchmarks.judgebench.build",
+            scorer="mathjudge.benchmarks.judgebench.metrics",
+            items_config="claude",
+            dataset="judgebench",
+            outputs="mathjudge.benchmarks.judgebench.outputs",
         ),
     )
 }
