@@ -163,6 +163,32 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
         click.echo(f"note: ignored columns {', '.join(sub.ignored_columns)}")
 
 
+@main.command("import-outputs")
+@click.argument(
+    "benchmark",
+    type=click.Choice(sorted(name for name, b in registry.BENCHMARKS.items() if b.outputs)),
+)
+@click.argument(
+    "source_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for <judge>.jsonl and <judge>.meta.json.",
+)
+def import_outputs(benchmark: str, source_dir: Path, out: Path) -> None:
+    """Turn the judge outputs BENCHMARK's paper publishes into submissions (predictions and
+    meta per judge). DIR is the benchmark's mirror folder or a root holding it."""
+    import importlib
+
+    from mathjudge.benchmarks.published import write_all
+
+    module = importlib.import_module(registry.get(benchmark).outputs)
+    for done in write_all(module.import_outputs(benchmark, source_dir), out):
+        click.echo(f"{done.judge}: {done.n_rows} predictions -> {done.predictions}")
+
+
 @main.command()
 @BENCH
 @click.argument("file", type=click.Path(path_type=Path))
