@@ -1,13 +1,15 @@
 """`mathjudge demo`: the whole pipeline on whatever sources are reachable.
 
-Build every registered benchmark (mirror or network), run the deterministic baselines, evaluate
-them into the results store and render the site. Each step reports what it did; a benchmark
+Build every registered benchmark (mirror or network), run the deterministic baselines, import
+the judge outputs that papers publish (MR-MATH, JudgeBench), evaluate them all into the results
+store and render the site. Each step reports what it did; a benchmark
 whose source cannot be reached is skipped with the reason, not silently.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
+from mathjudge.benchmarks.published import write_all
 from mathjudge.builders.writer import write_dataset
 from mathjudge.config import mirror_root
 from mathjudge.errors import MathJudgeError
@@ -66,6 +69,42 @@ def _reported_folder(source_dir: Path | None) -> Path | None:
     root = source_dir or mirror_root()
     folder = root / "reported" if root else None
     return folder if folder is not None and folder.is_dir() else None
+
+
+def _published_judges(
+    benchmark: str,
+    module: str,
+    workdir: Path,
+    source_dir: Path | None,
+    report: DemoReport,
+    say: Callable[[str], None],
+    quiet: bool,
+    n_boot: int,
+) -> None:
+    """Import the judge outputs a benchmark's paper publishes and evaluate each into the store,
+    as any submission; skipped with the reason when the output files are not reachable."""
+    try:
+        converted = importlib.import_module(module).import_outputs(benchmark, source_dir)
+    except MathJudgeError as exc:
+        report.skipped[f"{benchmark} published outputs"] = str(exc)
+        say(f"[yellow]skipped[/] published outputs of {benchmark}: {exc}")
+        return
+    folder = workdir / "predictions" / benchmark / "published"
+    for judge, done in zip(converted, write_all(converted, folder), strict=True):
+        with progress_bar(f"bootstrap {done.slug}", n_boot, quiet=quiet) as advance:
+            result = evaluate_file(
+                benchmark,
+                done.predictions,
+                done.judge,
+                datasets_dir=workdir / "datasets",
+                n_boot=n_boot,
+                meta=judge.meta,
+                on_progress=advance,
+            )
+        write_json_atomic(workdir / "results" / benchmark / f"{done.slug}.json", result.to_json())
+        save(workdir / "results.duckdb", result)
+        report.evaluated.append((benchmark, done.judge))
+        say(f"evaluated published judge {done.judge} on {benchmark} -> {done.predictions}")
 
 
 def run_demo(
@@ -123,6 +162,10 @@ def run_demo(
         save(store, result)
         report.evaluated.append((baseline.benchmark, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+
+    for name, spec in registry.BENCHMARKS.items():
+        if spec.outputs and spec.dataset_name in report.built:
+            _published_judges(name, spec.outputs, workdir, source_dir, report, say, quiet, n_boot)
 
     listing = _shared_listing(source_dir)
     if listing is not None:

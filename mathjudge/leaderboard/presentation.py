@@ -583,6 +583,101 @@ HARD2VERIFY = BenchmarkPresentation(
     scopes=(ScopeSpec("k", "By number of runs pooled", "First {} runs"),),
 )
 
+
+def _mrmath_group(set_name: str, title: str) -> MetricGroup:
+    what = {"invalid": "valid", "redundant": "without redundancy"}[set_name]
+    return MetricGroup(
+        title,
+        tuple(
+            MetricSpec(
+                f"{set_name}_{level}_{kind}",
+                f"{level.capitalize()} {label}",
+                f"{text} at {level} level, positive = {what}.",
+                decimals=3,
+                direction="higher",
+            )
+            for level in ("solution", "step")
+            for kind, label, text in (
+                ("macro_f1", "macro-F1", "Mean F1 of both classes (a missing prediction is wrong)"),
+                ("auc", "AUC", "ROC-AUC of the scores, ties ½"),
+            )
+        ),
+    )
+
+
+MRMATH = BenchmarkPresentation(
+    name="mrmath",
+    display_name="MR-MATH",
+    summary=(
+        "Checking the steps of math solutions (ReasonEval paper, arXiv:2404.05692): 159 MATH "
+        "solutions that all reach the correct answer, 83 with an invalid step located by people, "
+        "and 300 PRM800K solutions with steps rated useful or redundant. Judges predict, per "
+        "solution and per step, whether it is valid (or free of redundancy); macro-F1 scores "
+        "binary predictions and ROC-AUC scores. The headline is finding invalid steps."
+    ),
+    headline="invalid_step_macro_f1",
+    overview_extra=("invalid_solution_macro_f1",),
+    groups=(
+        _mrmath_group("invalid", "Invalid-error set (positive = valid)"),
+        _mrmath_group("redundant", "Redundant-error set (positive = no redundant step)"),
+    ),
+    cluster_label="questions",
+    items=(ItemField("solution_pred", "solution_label", "Solution positive", "verdict"),),
+    item_text=("set", "question", "model_output"),
+)
+
+
+def _judgebench(name: str, display_name: str, pairs: str) -> BenchmarkPresentation:
+    return BenchmarkPresentation(
+        name=name,
+        display_name=display_name,
+        summary=(
+            f"Pairwise judging of objectively right and wrong answers (arXiv:2410.12784): {pairs} "
+            "A pair counts as correct when the judge's games, each +1 right, -1 wrong, 0 tie or "
+            "none, sum above 0 (the second game shows the responses swapped). Headline: pairs "
+            "from LiveBench math."
+        ),
+        headline="math_accuracy",
+        overview_extra=("accuracy",),
+        groups=(
+            MetricGroup(
+                "Accuracy (share of pairs judged correctly)",
+                tuple(
+                    MetricSpec(
+                        key,
+                        label,
+                        f"{what}, ×100; null decisions count as wrong.",
+                        scale=100,
+                        decimals=2,
+                        direction="higher",
+                    )
+                    for key, label, what in (
+                        ("math_accuracy", "Math", "Pairs from LiveBench math"),
+                        ("accuracy", "Overall", "All pairs"),
+                        ("knowledge_accuracy", "Knowledge", "Pairs from MMLU-Pro"),
+                        ("reasoning_accuracy", "Reasoning", "Pairs from LiveBench reasoning"),
+                        ("coding_accuracy", "Coding", "Pairs from LiveCodeBench"),
+                    )
+                ),
+            ),
+        ),
+        cluster_label="pairs",
+        items=(ItemField("decisions", "a_better", "Prefers A (games summed)", "verdict"),),
+        item_text=("category", "question", "response_a", "response_b"),
+    )
+
+
+JUDGEBENCH = _judgebench(
+    "judgebench",
+    "JudgeBench",
+    "350 pairs of GPT-4o responses to knowledge, reasoning, math and coding questions.",
+)
+JUDGEBENCH_CLAUDE = _judgebench(
+    "judgebench_claude",
+    "JudgeBench (Claude pairs)",
+    "270 pairs of Claude-3.5-Sonnet responses to knowledge, reasoning, math and coding questions.",
+)
+
 PRESENTATIONS: dict[str, BenchmarkPresentation] = {
     p.name: p
     for p in (
@@ -594,6 +689,9 @@ PRESENTATIONS: dict[str, BenchmarkPresentation] = {
         ARXIVMATHGRADINGBENCH,
         EXPERTMATH,
         HARD2VERIFY,
+        MRMATH,
+        JUDGEBENCH,
+        JUDGEBENCH_CLAUDE,
     )
 }
 
