@@ -186,7 +186,9 @@ def import_outputs(benchmark: str, source_dir: Path, out: Path) -> None:
 
     module = importlib.import_module(registry.get(benchmark).outputs)
     for done in write_all(module.import_outputs(benchmark, source_dir), out):
-        click.echo(f"{done.judge}: {done.n_rows} predictions -> {done.predictions}")
+        click.echo(
+            f"{done.judge}: {done.n_rows} predictions -> {done.predictions}, {done.meta.name}"
+        )
 
 
 @main.command()

@@ -5,7 +5,6 @@ per-item judgments are validated and scored like any submitted judge."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,6 @@ class Converted:
 
     slug: str  # file stem
     judge: str  # leaderboard name
-    benchmark: str
     rows: list[dict[str, Any]]
     meta: dict[str, Any]
 
@@ -29,19 +27,9 @@ class Converted:
 class Imported:
     slug: str
     judge: str
-    benchmark: str
     predictions: Path
     meta: Path
     n_rows: int
-
-
-def first_integer(text: str) -> int | None:
-    match = re.search(r"\d+", text)
-    return int(match.group()) if match else None
-
-
-def all_integers(text: str) -> list[int]:
-    return [int(m) for m in re.findall(r"\d+", text)]
 
 
 def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
@@ -56,5 +44,5 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
         with atomic_path(meta) as tmp:
             tmp.write_text(json.dumps(c.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        done.append(Imported(c.slug, c.judge, c.benchmark, predictions, meta, len(c.rows)))
+        done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
     return done

@@ -211,7 +211,7 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
         },
         "imported_with": f"mathjudge import-outputs {judge.benchmark}",
     }
-    return Converted(judge.slug, judge.judge, judge.benchmark, rows, meta)
+    return Converted(judge.slug, judge.judge, rows, meta)
 
 
 def import_outputs(benchmark: str, source_dir: Path | None) -> list[Converted]:

@@ -20,13 +20,14 @@ and AUC come from the same submission.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mathjudge.benchmarks.mrmath import build
-from mathjudge.benchmarks.published import Converted, all_integers, first_integer
+from mathjudge.benchmarks.published import Converted
 from mathjudge.builders.sources import Source, SourceFile, resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.jsonfiles import iter_jsonl
@@ -203,6 +204,15 @@ SOURCE = Source(
 # ---- verdict evaluators ------------------------------------------------------------------------
 
 
+def first_integer(text: str) -> int | None:
+    match = re.search(r"\d+", text)
+    return int(match.group()) if match else None
+
+
+def all_integers(text: str) -> list[int]:
+    return [int(m) for m in re.findall(r"\d+", text)]
+
+
 def verdict_solution(set_name: str, verdict: str) -> bool | None:
     return VERDICTS[set_name].get(verdict)
 
@@ -320,7 +330,7 @@ def convert(evaluator: Evaluator, items: list[dict[str, Any]], files: dict[str, 
             )
     if problems:
         raise ValidationFailed(problems)
-    return Converted(evaluator.key, evaluator.judge, BENCHMARK, rows, _meta(evaluator, files))
+    return Converted(evaluator.key, evaluator.judge, rows, _meta(evaluator, files))
 
 
 def _meta(evaluator: Evaluator, files: dict[str, Path]) -> dict[str, Any]:
