@@ -1,8 +1,9 @@
 """`mathjudge demo`: the whole pipeline on whatever sources are reachable.
 
-Build every registered benchmark (mirror or network), run the deterministic baselines, evaluate
-them into the results store and render the site. Each step reports what it did; a benchmark
-whose source cannot be reached is skipped with the reason, not silently.
+Build every registered benchmark (mirror or network), run the deterministic baselines, import
+the judge outputs that papers publish (the specs that name `outputs`), evaluate them all into the
+results store and render the site. Each step reports what it did; a benchmark whose source
+cannot be reached is skipped with the reason, not silently.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyarrow.parquet as pq
 
 from mathjudge import registry
 from mathjudge.atomic import write_json_atomic
+from mathjudge.benchmarks.published import write_all
 from mathjudge.config import mirror_root
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
@@ -28,6 +30,7 @@ from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
+from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.store import save
 
 
@@ -66,6 +69,42 @@ def _reported_folder(source_dir: Path | None) -> Path | None:
     root = source_dir or mirror_root()
     folder = root / "reported" if root else None
     return folder if folder is not None and folder.is_dir() else None
+
+
+def _published_judges(
+    spec: BenchmarkSpec,
+    workdir: Path,
+    source_dir: Path | None,
+    report: DemoReport,
+    say: Callable[[str], None],
+    quiet: bool,
+    n_boot: int,
+) -> None:
+    """Import the judge outputs a benchmark's paper publishes and evaluate each into the store,
+    as any submission; skipped with the reason when the output files are not reachable."""
+    assert spec.outputs is not None
+    try:
+        converted = spec.resolve(spec.outputs)(spec.name, source_dir)
+    except MathJudgeError as exc:
+        report.skipped[f"{spec.name} published outputs"] = str(exc)
+        say(f"[yellow]skipped[/] published outputs of {spec.name}: {exc}")
+        return
+    folder = workdir / "predictions" / spec.name / "published"
+    for judge, done in zip(converted, write_all(converted, folder), strict=True):
+        with progress_bar(f"bootstrap {done.slug}", n_boot, quiet=quiet) as advance:
+            result = evaluate_file(
+                spec.name,
+                done.predictions,
+                done.judge,
+                datasets_dir=workdir / "datasets",
+                n_boot=n_boot,
+                meta=judge.meta,
+                on_progress=advance,
+            )
+        save(workdir / "results.duckdb", result)
+        write_json_atomic(workdir / "results" / spec.name / f"{done.slug}.json", result.to_json())
+        report.evaluated.append((spec.name, done.judge))
+        say(f"evaluated published judge {done.judge} on {spec.name} -> {done.predictions}")
 
 
 def run_demo(
@@ -124,6 +163,10 @@ def run_demo(
         write_json_atomic(out, result.to_json())
         report.evaluated.append((spec.name, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+
+    for spec in registry.specs():
+        if spec.outputs and spec.dataset in report.built:
+            _published_judges(spec, workdir, source_dir, report, say, quiet, n_boot)
 
     listing = _shared_listing(source_dir)
     if listing is not None:

@@ -155,11 +155,20 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 4 dataset(s), evaluated 6 submission(s)" in proc.stdout
+    assert "built 6 dataset(s), evaluated 25 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
+    published = ("mrmath", "judgebench", "judgebench_claude")
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
-            "SELECT benchmark, judge, partial, coverage FROM submissions WHERE source = 'reproduced' ORDER BY ALL"
+            "SELECT benchmark, judge, partial, coverage FROM submissions WHERE source = 'reproduced' "
+            "AND benchmark NOT IN (SELECT unnest(?)) ORDER BY ALL",
+            [list(published)],
+        ).fetchall()
+        # the judge outputs MR-MATH and JudgeBench publish, each a complete submission
+        imported = con.execute(
+            "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
+            "WHERE benchmark IN (SELECT unnest(?)) GROUP BY ALL ORDER BY ALL",
+            [list(published)],
         ).fetchall()
         reported = dict(
             con.execute(
@@ -181,7 +190,12 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         "mumath",
         "expertmath",
     }
-    for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath"):
+    assert imported == [
+        ("judgebench", 6, True),
+        ("judgebench_claude", 1, True),
+        ("mrmath", 12, True),
+    ]
+    for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath", *published):
         assert (tmp_path / "site" / f"{page}.html").is_file()
     funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
     assert funnel["steps"][0]["count"] == 13131  # every listing row read

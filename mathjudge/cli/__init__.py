@@ -35,6 +35,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "evaluate",
         "Validate and score a predictions FILE for BENCHMARK; save to the store.",
     ),
+    "import-outputs": (
+        "outputs",
+        "import_outputs",
+        "Turn the judge outputs a paper publishes into submissions.",
+    ),
     "compare": (
         "scoring",
         "compare",

@@ -5,13 +5,15 @@ A stored judge is compared on the per-item predictions it was scored on (its lat
 submission); a file is validated against the built dataset, its runs combined with `mean` as
 `evaluate` does by default, so two files compare without a store.
 
-Benchmarks whose scorer pools runs itself (ArxivMathGradingBench's union over k, Hard2Verify's
+Benchmarks whose scorer pools runs over k itself (ArxivMathGradingBench's union, Hard2Verify's
 pessimistic union) are compared on per-item counts instead: each side's counts per item at k =
 that side's number of runs, from a file through the scorer with the chosen options (e.g. the
 matcher), or from the store, where they are exactly the per-item predictions saved (a stored
 side must have been scored with the same options). Only items both sides answered are paired
 (a no-error row answers a paper). The `overall` scope is always compared; the scope `k` too
 when both sides are files with the same number of runs, where each k is the same pooling.
+Scorers with a per-item reducer of their own (MR-MATH) are compared on the per-item columns it
+gives (`RunReducer.field_columns`); from the store, on those it keeps.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP, scored_items
 from mathjudge.evaluate.paired import Comparison, Side, paired_differences
 from mathjudge.evaluate.scoring import (
     ClusterStats,
-    aggregated_predictions,
     cluster_statistics,
+    combined_predictions,
     connect,
     resolve_options,
 )
@@ -80,7 +82,7 @@ def compare(
     spec = registry.get(benchmark)
     scorer = spec.scorer()
     options = resolve_options(scorer, options)
-    pooled = scorer.pooled
+    pooled = scorer.reducer if scorer.pools_k else None
     dataset = open_dataset(spec.dataset, datasets_dir)
     seed = spec.seed if seed is None else seed
     items = scored_items(spec, scorer, dataset)
@@ -96,7 +98,11 @@ def compare(
                 f"B gives {', '.join(judged_b.fields)}"
             )
         shared = _shared_items(judged_a.predictions, judged_b.predictions)
-        columns = pooled.counts if pooled is not None else fields
+        columns = (
+            pooled.counts
+            if pooled is not None
+            else [c for f in fields for c in scorer.columns_of(f)]
+        )
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
         same_k = judged_a.runs is not None and judged_a.runs == judged_b.runs
@@ -136,8 +142,8 @@ def compare(
 def _use_counts(con: duckdb.DuckDBPyConnection, scorer: Scorer, per_k: pa.Table | None) -> None:
     """Put one side's per-(item, k) counts where the scorer's statistics read them; with none,
     an empty table, so only the `overall` scope is formed."""
-    assert scorer.pooled is not None
-    counts, table = scorer.pooled.counts, scorer.pooled.counts_table
+    assert scorer.reducer is not None
+    counts, table = scorer.reducer.counts, scorer.reducer.counts_table
     if per_k is None:
         per_k = pa.table(
             {"item_id": pa.array([], pa.string()), "k": pa.array([], pa.int64())}
@@ -233,19 +239,23 @@ def _from_store(
             "it with the options it was scored with (or re-evaluate it with these)"
         )
     values = read.load_predictions(db, sid)
-    if scorer.pooled is not None:
+    if scorer.pools_k:
         return _counts_from_store(values, Side(judge, "store", sid, 0), where, scorer)
-    fields = scorer.fields_of(tuple(values))
+    # A field counts as stored when every column holding it is (lists are not stored).
+    fields = tuple(
+        f for f in scorer.scored_fields if all(c in values for c in scorer.columns_of(f))
+    )
     if not fields:
         raise MathJudgeError(f"{where} has no per-item predictions stored; re-evaluate it")
-    items = sorted(set().union(*(values[f] for f in fields)))
+    held = [c for f in fields for c in scorer.columns_of(f)]
+    items = sorted(set().union(*(values[c] for c in held)))
     columns = {"item_id": pa.array(items, pa.string())}
-    for f in fields:
-        stored = pa.array([values[f].get(i) for i in items], pa.float64())
+    for c in held:
+        stored = pa.array([values[c].get(i) for i in items], pa.float64())
         # Booleans were stored as 0/1; numbers stay DOUBLE, as the engine scored them (a run
         # mean of an integer field is fractional and cannot go back to the field's type).
-        boolean = pa.types.is_boolean(scorer.prediction.arrow_types[f])
-        columns[f] = stored.cast(pa.bool_()) if boolean else stored
+        kind = scorer.prediction.arrow_types.get(c)
+        columns[c] = stored.cast(pa.bool_()) if kind and pa.types.is_boolean(kind) else stored
     return _Judged(Side(judge, "store", sid, len(items)), fields, pa.table(columns))
 
 
@@ -258,8 +268,8 @@ def _counts_from_store(
 ) -> _Judged:
     """The stored per-paper counts at k = n, for the papers the file answered (all of them in
     submissions saved before `judged` was recorded)."""
-    assert scorer.pooled is not None
-    counts = scorer.pooled.counts
+    assert scorer.reducer is not None
+    counts = scorer.reducer.counts
     if any(c not in values for c in counts):
         raise MathJudgeError(f"{where} has no per-item counts stored; re-evaluate it")
     judged = values.get("judged")
@@ -284,7 +294,7 @@ def _from_file(
     )
     side = Side(str(path), "file", submission.sha256, submission.n_items)
     fields = scorer.fields_of(submission.fields)
-    pooled = scorer.pooled
+    pooled = scorer.reducer if scorer.pools_k else None
     if pooled is not None:
         # A file of no-error rows only gives no field, and is still a judge's answer.
         counts = pooled.combine(con, submission.table, fields, options)
@@ -298,5 +308,5 @@ def _from_file(
         return _Judged(side, scorer.scored_fields, answered, per_k=per_k, runs=submission.runs)
     if not fields:
         raise MathJudgeError(f"{path}: gives none of the scored fields {scorer.scored_fields}")
-    preds = aggregated_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG)
+    preds = combined_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG, options)
     return _Judged(side, fields, preds)

@@ -137,7 +137,7 @@ def evaluate_file(
         coverage=submission.coverage,
         partial=submission.partial,
         runs=submission.runs,
-        runs_agg=scorer.pooled.name if scorer.pooled is not None else runs_agg,
+        runs_agg=scorer.reducer.name if scorer.reducer is not None else runs_agg,
         fields=submission.fields,
         bootstrap=(bootstrap | {"options": options}) if options else bootstrap,
         meta=meta or {},

@@ -64,7 +64,7 @@ def rank_benchmark(
     `submissions` are the benchmark's latest ones (as `store.read.latest_submissions` gives
     them); `con` reads the store."""
     scorer = spec.scorer()
-    if scorer.pooled is not None:
+    if scorer.pools_k:
         return {"status": "not ranked: its scorer pools many predictions per item"}
     headline = spec.metric(spec.headline)
     if headline.direction is None:
@@ -196,15 +196,19 @@ def _common_bootstrap(submissions: list[dict[str, Any]], spec: BenchmarkSpec) ->
 def _prediction_table(
     con: duckdb.DuckDBPyConnection, sid: str, field: str, scorer: Scorer
 ) -> pa.Table | None:
-    """The judge's stored per-item values of `field`, typed as the engine scored them."""
-    values = read.load_predictions(con, sid).get(field)
-    if not values:
+    """The judge's stored per-item values of `field` (the columns that hold it once runs are
+    combined), typed as the engine scored them."""
+    stored = read.load_predictions(con, sid)
+    columns = scorer.columns_of(field)
+    if not all(stored.get(c) for c in columns):
         return None
-    items = sorted(values)
-    column = pa.array([values[i] for i in items], pa.float64())
-    if pa.types.is_boolean(scorer.prediction.arrow_types[field]):
-        column = column.cast(pa.bool_())
-    return pa.table({"item_id": pa.array(items, pa.string()), field: column})
+    items = sorted(stored[columns[0]])
+    table = {"item_id": pa.array(items, pa.string())}
+    for c in columns:
+        table[c] = pa.array([stored[c].get(i) for i in items], pa.float64())
+    if columns == (field,) and pa.types.is_boolean(scorer.prediction.arrow_types[field]):
+        table[field] = table[field].cast(pa.bool_())
+    return pa.table(table)
 
 
 def _as_json(r: Ranked) -> dict[str, Any]:

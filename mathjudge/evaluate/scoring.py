@@ -7,8 +7,8 @@ into additive per-(scope, subset, cluster) statistics with one SQL query and map
 statistics to metric values with `finalize`; everything else here is shared by every benchmark.
 
 Runs are combined by the reducer the user names (`--runs-agg`, field by field) unless the
-scorer pools runs itself (`Scorer.pooled`); a scorer's `options` (allowed values, the first the
-default) are checked by `resolve_options` and handed to its pooled reducer.
+scorer has its own (`Scorer.reducer`); a scorer's `options` (allowed values, the first the
+default) are checked by `resolve_options` and handed to its reducer.
 """
 
 from __future__ import annotations
@@ -90,9 +90,9 @@ def combined_predictions(
     runs_agg: str,
     options: dict[str, str],
 ) -> pa.Table:
-    """The per-item table scored: the scorer's pooled runs, else runs ensembled."""
-    if scorer.pooled is not None:
-        return scorer.pooled.combine(con, table, fields, options)
+    """The per-item table scored: the scorer's own reducer, else runs ensembled."""
+    if scorer.reducer is not None:
+        return scorer.reducer.combine(con, table, fields, options)
     return aggregated_predictions(con, table, scorer, fields, runs_agg)
 
 

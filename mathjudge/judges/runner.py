@@ -133,7 +133,7 @@ def run_judge(
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
     combine = getattr(judge, "combine_runs", None)
     # A scorer that unites runs itself (Hard2Verify's union over k) gets every run as a row.
-    scorer_combines = registry.get(benchmark).scorer().pooled is not None
+    scorer_combines = registry.get(benchmark).scorer().reducer is not None
     if combine is not None and runs > 1 and not scorer_combines:
         pairs, outcomes = _combined(pairs, outcomes, runs, combine)
 

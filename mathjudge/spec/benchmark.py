@@ -110,6 +110,9 @@ class BenchmarkSpec:
     example: str | None = None
     # A click command (group) of its own, "module:attribute" in its folder, added to `mathjudge`.
     command: str | None = None
+    # "module:function" `(benchmark, source_dir) -> [published.Converted]` where the paper
+    # publishes its judges' raw per-item outputs (`mathjudge import-outputs`, the demo).
+    outputs: str | None = None
 
     @property
     def package(self) -> str:
@@ -139,9 +142,15 @@ class BenchmarkSpec:
         return importlib.import_module(f"{PACKAGE}.{self.dataset}.build")
 
     def resolve(self, ref: str) -> Callable[..., Any]:
-        """A "module:function" reference: ".x:f" inside this folder, "x:f" in mathjudge.judges."""
+        """A "module:function" reference: ".x:f" inside this folder, "mathjudge.x:f" absolute
+        (e.g. a sibling benchmark's), "x:f" in `mathjudge.judges`."""
         module, _, attr = ref.partition(":")
-        path = f"{self.package}{module}" if module.startswith(".") else f"mathjudge.judges.{module}"
+        if module.startswith("."):
+            path = f"{self.package}{module}"
+        elif module.startswith("mathjudge."):
+            path = module
+        else:
+            path = f"mathjudge.judges.{module}"
         return getattr(importlib.import_module(path), attr)
 
     def example_dir(self) -> Path | None:

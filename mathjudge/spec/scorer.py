@@ -8,10 +8,10 @@ every bootstrap replicate). Which metrics exist, their order and which get no CI
 benchmark spec's `MetricSpec`s, declared once.
 
 Runs of one item are combined field by field by a named reducer the user picks (`mean`,
-`median`, `majority`; see `evaluate.runs`), unless the scorer pools runs itself (`pooled`): the
-union of the first k runs' locations, a pessimistic union of step labels. A pooled reducer
-leaves per-(item, k) counts on the connection for its `stats_sql`; paired comparisons resample
-exactly those counts.
+`median`, `majority`; see `evaluate.runs`), unless the scorer names its own `RunReducer`: the
+union of the first k runs' locations, a pessimistic union of step labels (both pooled over k:
+they leave per-(item, k) counts on the connection for `stats_sql`, and paired comparisons
+resample exactly those counts), or MR-MATH's step-by-step vote.
 """
 
 from __future__ import annotations
@@ -36,18 +36,29 @@ FIELDWISE_REDUCERS = ("mean", "median", "majority")
 
 
 @dataclass(frozen=True)
-class PooledRuns:
+class RunReducer:
     """A scorer's own way of combining runs, replacing `--runs-agg`.
 
-    `combine(con, table, fields, options)` gets the validated rows of every run, leaves one row
-    per (item, k) with `counts` in the temp table `counts_table` for `stats_sql`, and returns
-    one row per item at k = the number of runs (the counts, plus `judged` where an item can be
-    answered with "nothing found")."""
+    `combine(con, table, fields, options)` gets the validated rows of every run and returns one
+    row per item. Two kinds:
+    - pooled over k (`counts` set): it also leaves one row per (item, k) with `counts` in the
+      temp table `counts_table` for `stats_sql`, and returns the counts at k = the number of
+      runs (plus `judged` where an item can be answered with "nothing found"); such a scorer
+      scores many predictions per item and is compared on those counts;
+    - per item: it returns other per-item columns; `field_columns` names the columns a field
+      becomes (e.g. step predictions become counts of right steps), which are what the store
+      keeps and what ranks and comparisons read.
+    """
 
     name: str  # recorded as the result's runs_agg
     combine: Callable[[duckdb.DuckDBPyConnection, pa.Table, Fields, Options], pa.Table]
-    counts: tuple[str, ...]
-    counts_table: str
+    counts: tuple[str, ...] = ()
+    counts_table: str = ""
+    field_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def pools_k(self) -> bool:
+        return bool(self.counts)
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ class Scorer:
     scopes: Mapping[str, str] = field(default_factory=dict)  # name -> SQL giving the subset
     # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix).
     extras: Callable[[duckdb.DuckDBPyConnection, Fields], dict[str, list[dict]]] | None = None
-    pooled: PooledRuns | None = None
+    reducer: RunReducer | None = None
     # Option name -> allowed values (the first is the default; None = free text, default "").
     options: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
 
@@ -73,6 +84,17 @@ class Scorer:
     @property
     def no_ci(self) -> frozenset[str]:
         return frozenset(m.key for m in self.metrics if not m.ci)
+
+    @property
+    def pools_k(self) -> bool:
+        """True when runs are pooled over k into counts: many predictions per item."""
+        return self.reducer is not None and self.reducer.pools_k
+
+    def columns_of(self, field: str) -> tuple[str, ...]:
+        """The per-item columns that hold `field` once runs are combined."""
+        if self.reducer is None:
+            return (field,)
+        return tuple(self.reducer.field_columns.get(field, (field,)))
 
     def fields_of(self, given: Fields) -> Fields:
         """The scored fields among those a submission gives."""

@@ -248,7 +248,8 @@ def _save_predictions(con: duckdb.DuckDBPyConnection, sid: str, table: pa.Table)
     con.register("new_predictions", table)
     try:
         for name in table.column_names:
-            if name == "item_id":
+            # Per-item values only: a list (e.g. MR-MATH's per-step scores) is scored, not kept.
+            if name == "item_id" or pa.types.is_nested(table.schema.field(name).type):
                 continue
             con.execute(
                 f"""INSERT INTO item_predictions

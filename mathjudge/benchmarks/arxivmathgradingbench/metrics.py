@@ -57,7 +57,7 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
 from mathjudge.config import cache_dir
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
-from mathjudge.spec.scorer import PooledRuns, Scorer
+from mathjudge.spec.scorer import RunReducer, Scorer
 
 
 class Prediction(PredictionRow):
@@ -285,7 +285,7 @@ SCORER = Scorer(
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,
-    pooled=PooledRuns(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
+    reducer=RunReducer(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
     options=OPTIONS,
 )
 

@@ -28,7 +28,7 @@ from pydantic import Field
 from mathjudge.benchmarks.hard2verify import SPEC
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
-from mathjudge.spec.scorer import PooledRuns, Scorer
+from mathjudge.spec.scorer import RunReducer, Scorer
 
 
 class Prediction(PredictionRow):
@@ -170,5 +170,5 @@ SCORER = Scorer(
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,
-    pooled=PooledRuns(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
+    reducer=RunReducer(RUNS_AGG, combine_runs, COUNTS, COUNTS_TABLE),
 )

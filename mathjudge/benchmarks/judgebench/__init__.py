@@ -1,0 +1,67 @@
+"""JudgeBench (arXiv:2410.12784): which of two responses is the correct one; the GPT-4o pairs."""
+
+from __future__ import annotations
+
+from mathjudge.spec.benchmark import BenchmarkSpec, Paper
+from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
+
+PAPER = Paper("JudgeBench: A Benchmark for Evaluating LLM-based Judges", "2410.12784")
+LOCAL_ONLY = (
+    "the JudgeBench GitHub repository states no license (only its Hugging Face copy is tagged "
+    "MIT), and its questions come from MMLU-Pro, LiveBench and LiveCodeBench with terms of their "
+    "own (research use; ask the authors before redistributing), so the build stays local"
+)
+GROUPS = (
+    MetricGroup(
+        "Accuracy (share of pairs judged correctly)",
+        tuple(
+            MetricSpec(
+                key,
+                label,
+                f"{what}, ×100; null decisions count as wrong.",
+                scale=100,
+                decimals=2,
+                direction="higher",
+            )
+            for key, label, what in (
+                ("math_accuracy", "Math", "Pairs from LiveBench math"),
+                ("accuracy", "Overall", "All pairs"),
+                ("knowledge_accuracy", "Knowledge", "Pairs from MMLU-Pro"),
+                ("reasoning_accuracy", "Reasoning", "Pairs from LiveBench reasoning"),
+                ("coding_accuracy", "Coding", "Pairs from LiveCodeBench"),
+            )
+        ),
+    ),
+)
+ITEMS = (ItemField("decisions", "a_better", "Prefers A (games summed)", "verdict"),)
+ITEM_TEXT = ("category", "question", "response_a", "response_b")
+
+
+def summary(pairs: str) -> str:
+    return (
+        f"Pairwise judging of objectively right and wrong answers (arXiv:2410.12784): {pairs} "
+        "A pair counts as correct when the judge's games, each +1 right, -1 wrong, 0 tie or "
+        "none, sum above 0 (the second game shows the responses swapped). Headline: pairs "
+        "from LiveBench math."
+    )
+
+
+SPEC = BenchmarkSpec(
+    name="judgebench",
+    title="JudgeBench",
+    summary=summary(
+        "350 pairs of GPT-4o responses to knowledge, reasoning, math and coding questions."
+    ),
+    paper=PAPER,
+    dataset="judgebench",
+    items_config="gpt4o",
+    seed=6,
+    headline="math_accuracy",
+    overview_extra=("accuracy",),
+    groups=GROUPS,
+    cluster_label="pairs",
+    items=ITEMS,
+    item_text=ITEM_TEXT,
+    outputs=".outputs:import_outputs",
+    local_only=LOCAL_ONLY,
+)

@@ -1,0 +1,203 @@
+"""JudgeBench (Tan et al., arXiv:2410.12784): pairs of responses to hard questions, one of them
+objectively correct, for judges that must tell which.
+
+Two configs, one per response model: `gpt4o` (350 pairs by GPT-4o, the paper's main set) and
+`claude` (270 pairs by Claude-3.5-Sonnet). Each is the items config of its own benchmark
+(`judgebench`, `judgebench_claude`), since every published judge ran on one of them. The
+category is derived from `source` as the authors do: `mmlu-pro-*` knowledge,
+`livebench-reasoning` reasoning, `livebench-math` math, `livecodebench` coding.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import datasets
+from datasets import Value
+
+from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.jsonfiles import iter_jsonl
+from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.writer import Build, CardInfo, Table
+from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
+
+NAME = "judgebench"
+VERSION = "1.0.0"
+REPO = "ScalerLab/JudgeBench"
+COMMIT = "e2c52c284e735e139b3daa61c206ee208f36c461"
+MIRROR = "judgebench"
+LABELS = ("A>B", "B>A")
+CATEGORIES = ("knowledge", "reasoning", "math", "coding")
+
+
+def raw_url(path: str) -> str:
+    return f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/{path}"
+
+
+def data_path(response_model: str) -> str:
+    return f"data/dataset=judgebench,response_model={response_model}.jsonl"
+
+
+# config -> (response model, sha256 of its pairs file)
+CONFIGS = {
+    "gpt4o": (
+        "gpt-4o-2024-05-13",
+        "d5106306b38dead1b2e964ecf5534a3e7b2fc4b8d3b8da327599edfcebd76042",
+    ),
+    "claude": (
+        "claude-3-5-sonnet-20240620",
+        "3b70504588e400613bf5744a20a345da8701b7150be9a30c9db0e6f3d7b70a62",
+    ),
+}
+SOURCE = Source(
+    kind="github",
+    repo=REPO,
+    revision=COMMIT,
+    mirror_name=MIRROR,
+    files=tuple(
+        SourceFile(data_path(model), raw_url(data_path(model)), sha)
+        for model, sha in CONFIGS.values()
+    ),
+)
+
+FEATURES = datasets.Features(
+    {
+        "item_id": Value("string"),
+        "pair_id": Value("string"),
+        "original_id": Value("int64"),
+        "source": Value("string"),
+        "category": Value("string"),
+        "question": Value("string"),
+        "response_model": Value("string"),
+        "response_a": Value("string"),
+        "response_b": Value("string"),
+        "label": Value("string"),
+        "a_better": Value("bool"),
+    }
+)
+
+
+def category(source: str) -> str | None:
+    if source.startswith("mmlu-pro-"):
+        return "knowledge"
+    return {
+        "livebench-reasoning": "reasoning",
+        "livebench-math": "math",
+        "livecodebench": "coding",
+    }.get(source)
+
+
+def pair_row(raw: Any, response_model: str, bad) -> dict[str, Any] | None:
+    if not isinstance(raw, dict):
+        bad("", "not a JSON object")
+        return None
+    ok = True
+    for key in ("pair_id", "source", "question", "response_A", "response_B"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            bad(key, "must be non-empty text")
+            ok = False
+    if raw.get("label") not in LABELS:
+        bad("label", f"{raw.get('label')!r} is not 'A>B' or 'B>A'")
+        ok = False
+    if raw.get("response_model") != response_model:
+        bad("response_model", f"{raw.get('response_model')!r}, expected {response_model!r}")
+        ok = False
+    original = raw.get("original_id")
+    if original is not None and (not isinstance(original, int) or isinstance(original, bool)):
+        bad("original_id", "must be an integer or null")
+        ok = False
+    if not ok:
+        return None
+    kind = category(raw["source"])
+    if kind is None:
+        bad("source", f"{raw['source']!r} belongs to no JudgeBench category")
+        return None
+    return {
+        "item_id": raw["pair_id"],
+        "pair_id": raw["pair_id"],
+        "original_id": original,
+        "source": raw["source"],
+        "category": kind,
+        "question": raw["question"],
+        "response_model": response_model,
+        "response_a": raw["response_A"],
+        "response_b": raw["response_B"],
+        "label": raw["label"],
+        "a_better": raw["label"] == "A>B",
+    }
+
+
+def read_pairs(path: Path, response_model: str, problems: list[Problem]) -> list[dict[str, Any]]:
+    rows = []
+    for lineno, raw in iter_jsonl(path):
+
+        def bad(field: str, message: str, lineno: int = lineno) -> None:
+            problems.append(Problem(str(path), lineno, field or None, message))
+
+        row = pair_row(raw, response_model, bad)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def pairs(files: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
+    """config -> rows in upstream order; pair ids must be unique across both files."""
+    problems: list[Problem] = []
+    out = {
+        config: read_pairs(files[data_path(model)], model, problems)
+        for config, (model, _) in CONFIGS.items()
+    }
+    seen = Counter(r["pair_id"] for rows in out.values() for r in rows)
+    problems += [
+        Problem(NAME, None, "pair_id", f"{pid} appears {n} times")
+        for pid, n in seen.items()
+        if n > 1
+    ]
+    if problems:
+        raise ValidationFailed(problems)
+    if not all(out.values()):
+        raise MathJudgeError("judgebench: a pairs file has no rows")
+    return out
+
+
+def build(source_dir: Path | None = None) -> Build:
+    resolved = resolve(SOURCE, source_dir)
+    by_config = pairs({name: f.path for name, f in resolved.items()})
+    facts = {
+        "version": VERSION,
+        "source": SOURCE,
+        "configs": {
+            config: {
+                "response_model": CONFIGS[config][0],
+                "n": len(rows),
+                "categories": Counter(r["category"] for r in rows),
+                "labels": Counter(r["label"] for r in rows),
+            }
+            for config, rows in by_config.items()
+        },
+        "category_order": CATEGORIES,
+    }
+    return Build(
+        benchmark=NAME,
+        version=VERSION,
+        tables=tuple(Table(c, "test", FEATURES, rows) for c, rows in by_config.items()),
+        card_info=CardInfo(
+            pretty_name="JudgeBench (local build)",
+            license="unknown",
+            language=("en",),
+            task_categories=("text-classification",),
+            size_category="n<1K",
+        ),
+        card_body=render_card_body(NAME, **facts),
+        sources=((SOURCE, resolved),),
+        checks={
+            "redistribution": "local only; --push-to-hub refuses this dataset",
+            "pairs": {c: len(rows) for c, rows in by_config.items()},
+            "categories": {
+                c: dict(sorted(Counter(r["category"] for r in rows).items()))
+                for c, rows in by_config.items()
+            },
+        },
+    )

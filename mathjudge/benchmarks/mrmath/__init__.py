@@ -1,0 +1,68 @@
+"""MR-MATH (ReasonEval, arXiv:2404.05692): finding invalid and redundant steps in math solutions."""
+
+from __future__ import annotations
+
+from mathjudge.spec.benchmark import BenchmarkSpec, Paper
+from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
+
+# The prediction field each kind of metric is computed from, per level.
+_FIELDS = {
+    ("macro_f1", "solution"): "solution_pred",
+    ("macro_f1", "step"): "step_preds",
+    ("auc", "solution"): "solution_score",
+    ("auc", "step"): "step_scores",
+}
+_KINDS = {
+    "macro_f1": ("macro-F1", "Mean F1 of both classes (a missing prediction is wrong)"),
+    "auc": ("AUC", "ROC-AUC of the scores, ties ½"),
+}
+
+
+def _group(set_name: str, title: str) -> MetricGroup:
+    what = {"invalid": "valid", "redundant": "without redundancy"}[set_name]
+    return MetricGroup(
+        title,
+        tuple(
+            MetricSpec(
+                f"{set_name}_{level}_{kind}",
+                f"{level.capitalize()} {_KINDS[kind][0]}",
+                f"{_KINDS[kind][1]} at {level} level, positive = {what}.",
+                decimals=3,
+                direction="higher",
+                field=_FIELDS[(kind, level)],
+            )
+            for level in ("step", "solution")
+            for kind in ("macro_f1", "auc")
+        ),
+    )
+
+
+SPEC = BenchmarkSpec(
+    name="mrmath",
+    title="MR-MATH",
+    summary=(
+        "Checking the steps of math solutions (ReasonEval paper, arXiv:2404.05692): 159 MATH "
+        "solutions that all reach the correct answer, 83 with an invalid step located by people, "
+        "and 300 PRM800K solutions with steps rated useful or redundant. Judges predict, per "
+        "solution and per step, whether it is valid (or free of redundancy); macro-F1 scores "
+        "binary predictions and ROC-AUC scores. The headline is finding invalid steps."
+    ),
+    paper=Paper("Evaluating Mathematical Reasoning Beyond Accuracy", "2404.05692"),
+    dataset="mrmath",
+    items_config="solutions",
+    seed=5,
+    headline="invalid_step_macro_f1",
+    overview_extra=("invalid_solution_macro_f1",),
+    groups=(
+        _group("invalid", "Invalid-error set (positive = valid)"),
+        _group("redundant", "Redundant-error set (positive = no redundant step)"),
+    ),
+    cluster_label="questions",
+    items=(ItemField("solution_pred", "solution_label", "Solution positive", "verdict"),),
+    item_text=("set", "question", "model_output"),
+    outputs=".outputs:import_outputs",
+    local_only=(
+        "the ReasonEval repository states no license for the MR-MATH data (research use; ask the "
+        "authors before redistributing), so the build stays local"
+    ),
+)

@@ -1,0 +1,48 @@
+"""Published judge outputs as ordinary submissions: the file layout every benchmark folder's
+`outputs.py` writes (`<slug>.jsonl` predictions + `<slug>.meta.json`), so a paper's raw
+per-item judgments are validated and scored like any submitted judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mathjudge.atomic import atomic_path
+
+
+@dataclass(frozen=True)
+class Converted:
+    """One published judge, converted in memory (nothing written yet)."""
+
+    slug: str  # file stem
+    judge: str  # leaderboard name
+    rows: list[dict[str, Any]]
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Imported:
+    slug: str
+    judge: str
+    predictions: Path
+    meta: Path
+    n_rows: int
+
+
+def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
+    """Write every converted judge (each file atomically). Conversion happens before any write,
+    so a source that fails to convert leaves no files behind."""
+    done = []
+    for c in list(converted):
+        predictions = out_dir / f"{c.slug}.jsonl"
+        meta = out_dir / f"{c.slug}.meta.json"
+        with atomic_path(predictions) as tmp, tmp.open("w", encoding="utf-8") as handle:
+            for row in c.rows:
+                handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        with atomic_path(meta) as tmp:
+            tmp.write_text(json.dumps(c.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
+    return done
