@@ -23,7 +23,7 @@ from mathjudge.config import mirror_root
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.evaluator import dataset_snapshot, evaluate_file
 from mathjudge.evaluate.publish import publish
 from mathjudge.evaluate.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
@@ -31,7 +31,7 @@ from mathjudge.judges.predictions import write_jsonl
 from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
 from mathjudge.spec.benchmark import BenchmarkSpec
-from mathjudge.store import save
+from mathjudge.store import save, save_datasets
 
 
 def _counted(
@@ -134,6 +134,9 @@ def run_demo(
         else:
             say(f"built {name} -> {path}")
         report.built.append(name)
+
+    # Every built dataset gets its page on the site, judged or not.
+    save_datasets(store, [dataset_snapshot(name, datasets_dir) for name in report.built])
 
     baselines = [(spec, b) for spec in registry.specs() for b in spec.baselines]
     for spec, baseline in baselines:

@@ -59,6 +59,13 @@ def snapshot(spec: BenchmarkSpec, dataset: BuiltDataset, items: pa.Table) -> Dat
     )
 
 
+def dataset_snapshot(benchmark: str, datasets_dir: Path) -> DatasetSnapshot:
+    """The facts of `benchmark`'s built dataset the store keeps (items, card, manifest)."""
+    spec = registry.get(benchmark)
+    dataset = open_dataset(spec.dataset, datasets_dir)
+    return snapshot(spec, dataset, scored_items(spec, spec.scorer(), dataset))
+
+
 def check_judge_name(judge: str) -> str:
     name = judge.strip()
     if not name:

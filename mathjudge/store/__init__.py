@@ -195,6 +195,22 @@ def _save_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetSnapshot) -> N
     )
 
 
+def save_datasets(path: Path, datasets: list[DatasetSnapshot]) -> None:
+    """Keep these datasets' facts (e.g. every dataset a demo built, scored or not), so the
+    site lists them; one transaction."""
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for dataset in datasets:
+            _save_dataset(con, dataset)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+
+
 def write_document(path: Path, name: str, document: str) -> None:
     """Replace the stored leaderboard document `name` (JSON text) in one transaction."""
     con = connect(path)
