@@ -2,16 +2,19 @@
 
 Exit codes: 0 ok, 1 invalid input or unreachable source (the message says what and where),
 2 usage error (click's default).
+
+Importing this module stays cheap (click and a few constants): every command imports what it
+uses when it runs, and the `judge` group (which reaches litellm) is loaded only when it is
+named, so `--help`, `validate` or `evaluate` never pay for the LLM stack.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from mathjudge import __version__, registry
 from mathjudge.arxiv.licenses import OAI_URL as _ARXIV_OAI_URL
@@ -22,7 +25,6 @@ from mathjudge.arxiv.stage1 import Patterns
 from mathjudge.config import default_datasets_dir
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.runs import RUNS_AGGREGATES
-from mathjudge.progress import progress_bar
 
 DATASETS = click.option(
     "--datasets",
@@ -70,8 +72,18 @@ QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step mes
 BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS)))
 
 
+# Groups imported on first use: name -> ("module:attribute", the short help `--help` lists).
+LAZY_GROUPS = {
+    "judge": (
+        "mathjudge.judges.cli:judge",
+        "Reference judges (LLM judges through litellm, and rule-based ones).",
+    ),
+}
+
+
 class _Group(click.Group):
-    """Turns MathJudgeError into an `error:` message on stderr and exit code 1."""
+    """Turns MathJudgeError into an `error:` message on stderr and exit code 1, and loads the
+    LAZY_GROUPS when one is run (listing them in `--help` imports nothing)."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
@@ -79,6 +91,29 @@ class _Group(click.Group):
         except MathJudgeError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_GROUPS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_GROUPS and cmd_name not in self.commands:
+            module, attribute = LAZY_GROUPS[cmd_name][0].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None:
+                placeholder = click.Command(name, help=LAZY_GROUPS[name][1])
+                rows.append((name, placeholder.get_short_help_str(limit)))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=_Group)
@@ -207,9 +242,13 @@ def evaluate(
     quiet: bool,
 ) -> None:
     """Validate and score a predictions FILE for BENCHMARK; save to the store."""
+    from rich.console import Console
+    from rich.table import Table
+
     from mathjudge.evaluate.evaluator import evaluate_file, read_meta
     from mathjudge.evaluate.results import write_json_atomic
     from mathjudge.evaluate.store import save
+    from mathjudge.progress import progress_bar
 
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
         result = evaluate_file(
@@ -269,6 +308,7 @@ def compare(
     """Paired comparison A - B: judge names or submission ids in the store, or files."""
     from mathjudge.evaluate.compare import compare as run_compare
     from mathjudge.evaluate.results import write_json_atomic
+    from mathjudge.progress import progress_bar
 
     with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:
         result = run_compare(
@@ -558,8 +598,3 @@ def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
     )
     assert report.site is not None
     click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")
-
-
-from mathjudge.judges.cli import judge  # noqa: E402  (the `judge` group lives with the judges)
-
-main.add_command(judge)
