@@ -126,6 +126,17 @@ def test_paired_bootstrap_matches_per_problem_differences(
     assert row.ci_high < 0 and row.p_is_bound
 
 
+def same_row(s: Difference, f: Difference) -> bool:
+    """Labels, flags, counts and missing values equal; floats equal to 1e-12 relative."""
+    for x, y in zip(dataclasses.astuple(s), dataclasses.astuple(f), strict=True):
+        if isinstance(x, float) and isinstance(y, float):
+            if x != pytest.approx(y, rel=1e-12):
+                return False
+        elif x != y or type(x) is not type(y):
+            return False
+    return True
+
+
 def test_store_judges_compare_like_their_files(
     datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
 ) -> None:
@@ -145,7 +156,7 @@ def test_store_judges_compare_like_their_files(
     assert (from_files.b.origin, from_files.b.label) == ("file", str(path_b))
     assert len(from_store.rows) == len(from_files.rows)
     for s, f in zip(from_store.rows, from_files.rows, strict=True):
-        assert dataclasses.astuple(s) == pytest.approx(dataclasses.astuple(f), rel=1e-12)
+        assert same_row(s, f), (s, f)
     # What is compared is what `evaluate` scored.
     scored = {(s.scope, s.subset, s.metric): s.value for s in saved["two runs"][1].scores}
     for r in from_store.rows:

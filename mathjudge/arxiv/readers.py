@@ -32,8 +32,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from mathjudge import __version__
 from mathjudge.atomic import atomic_path
 from mathjudge.errors import MathJudgeError
@@ -242,6 +240,8 @@ def read_records(
     path: Path, fmt: Format | str | None = None, *, batch_rows: int = 10_000
 ) -> Iterator[Record]:
     """Every record of one file, streamed in batches of `batch_rows`."""
+    import duckdb  # here, not at module level: the CLI imports this module for its defaults
+
     source = open_input(path, fmt)
     with duckdb.connect() as con:
         try:

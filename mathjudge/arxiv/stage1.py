@@ -12,9 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from mathjudge.arxiv.readers import (
     InputFile,
@@ -25,6 +23,9 @@ from mathjudge.arxiv.readers import (
     sql_string,
 )
 from mathjudge.errors import MathJudgeError
+
+if TYPE_CHECKING:
+    import duckdb
 
 # The Pseudo-Formalization paper's recall-oriented correction pattern and its formal results.
 CORRECTION = r"correct|errat|error|fix|mistake|bug|flaw|wrong|revised|amendment"
@@ -129,6 +130,8 @@ def stage1_sql(
 
 
 def check_patterns(con: duckdb.DuckDBPyConnection, patterns: Patterns) -> None:
+    import duckdb
+
     for name, pattern in patterns.as_dict().items():
         if name == "category_prefix":
             continue
@@ -167,6 +170,8 @@ def run_stage1(
 ) -> Stage1Result:
     """The survivors of every filter over all `inputs`, and the funnel. The window is inclusive
     on the version date; None leaves that side open."""
+    import duckdb  # here, not at module level: the CLI imports this module for its defaults
+
     if not inputs:
         raise MathJudgeError("no input files")
     if since and until and since > until:

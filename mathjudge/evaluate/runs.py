@@ -7,7 +7,10 @@ values tie it takes the lower median of the tied values.
 
 from __future__ import annotations
 
-import pyarrow as pa
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from mathjudge.spec.scorer import FIELDWISE_REDUCERS as RUNS_AGGREGATES
 
@@ -42,6 +45,8 @@ def aggregate_sql(fields: dict[str, pa.DataType], how: str) -> str:
 
     Field names come from the benchmark's prediction model, never from the submission file.
     """
+    import pyarrow as pa  # here, not at module level: the CLI imports RUNS_AGGREGATES
+
     if how not in RUNS_AGGREGATES:
         raise ValueError(f"runs aggregate must be one of {RUNS_AGGREGATES}")
     parts = [
