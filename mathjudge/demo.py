@@ -24,12 +24,11 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.evaluate.publish import publish
 from mathjudge.evaluate.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.leaderboard.render import build_site
 from mathjudge.progress import console, progress_bar
+from mathjudge.site import publish_site
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.store import save, save_datasets
 
@@ -200,10 +199,3 @@ def run_demo(
         )
     report.site = publish_site(store, workdir / "site")
     return report
-
-
-def publish_site(store: Path, out: Path, *, release: str | None = None) -> Path:
-    """Publish the leaderboard document into `store` (scores, ranks: `evaluate.publish`) and
-    render it at `out` (`leaderboard`); returns the index page's path."""
-    publish(store)
-    return build_site(store, out, release=release)

@@ -19,7 +19,6 @@ from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.demo import publish_site
 from mathjudge.evaluate.evaluator import evaluate_file, read_meta
 from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
@@ -28,6 +27,7 @@ from mathjudge.judges.pf_bv import PfBv, parse_modules
 from mathjudge.judges.runner import benchmarks_of, run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
 from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
+from mathjudge.site import publish_site
 from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"

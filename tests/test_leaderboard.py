@@ -21,11 +21,11 @@ import pytest
 
 from mathjudge import registry
 from mathjudge import store as results_store
-from mathjudge.demo import publish_site
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.render import render_site
+from mathjudge.site import publish_site
 
 SCRIPT_JUDGE = "<script>alert(1)</script>"
 IMG_JUDGE = '"><img src=x onerror=alert(1)>'

@@ -26,13 +26,13 @@ from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.demo import publish_site
 from mathjudge.evaluate.evaluator import evaluate_file, read_meta, validate_file
 from mathjudge.judges.direct import DirectJudge
 from mathjudge.judges.proof_grader import ProofGrader
 from mathjudge.judges.runner import run_judge, sidecar, write_outputs
 from mathjudge.llm import LlmClient, RetryPolicy
 from mathjudge.prompts import load_prompt
+from mathjudge.site import publish_site
 from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"

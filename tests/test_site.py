@@ -19,11 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import store as results_store
-from mathjudge.demo import publish_site
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.leaderboard.pages import judge_page
+from mathjudge.site import publish_site
 
 B = 200
 FORMULA_JUDGE = '=HYPERLINK("http://x","y")'

@@ -31,7 +31,7 @@ def leaderboard() -> None:
 def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
-    from mathjudge.demo import publish_site
+    from mathjudge.site import publish_site
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")

@@ -23,8 +23,9 @@ from mathjudge import registry
     help="Folder for <judge>.jsonl and <judge>.meta.json.",
 )
 def import_outputs(benchmark: str, source_dir: Path, out: Path) -> None:
-    """Turn the judge outputs BENCHMARK's paper publishes into submissions (predictions and
-    meta per judge). DIR is the benchmark's mirror folder or a root holding it."""
+    """Turn the judge outputs a paper publishes into submissions: predictions and meta for
+    each judge BENCHMARK's paper published. DIR is the benchmark's mirror folder or a root
+    holding it."""
     from mathjudge.benchmarks.published import write_all
 
     spec = registry.get(benchmark)
