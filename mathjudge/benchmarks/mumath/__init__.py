@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathjudge.benchmarks import verdicts
-from mathjudge.spec.benchmark import Baseline, BenchmarkSpec, Judging, Paper
+from mathjudge.benchmarks import common, verdicts
+from mathjudge.spec.benchmark import BenchmarkSpec, Judging, Paper
 from mathjudge.spec.cases import Case
 from mathjudge.spec.presentation import ScopeSpec
 
@@ -48,15 +48,7 @@ SPEC = BenchmarkSpec(
         judges=("direct", "mumath-cot", "answer-equivalence"),
     ),
     baselines=(
-        Baseline(
-            key="answer-equivalence",
-            judge_name="Answer equivalence (math-verify)",
-            run="baselines:answer_equivalence",
-            partial=True,
-            description="Extracts the final answer and tests it against the golden answer with "
-            "math-verify as it comes (no benchmark-specific normalisation); items with a "
-            "final answer only (StepMathBench Calculation problems, all of μ-MATH).",
-        ),
+        common.ANSWER_EQUIVALENCE,
         verdicts.ALWAYS_INCORRECT,
     ),
     reported=".reported",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mathjudge.benchmarks import common
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec, Judging, Paper
 from mathjudge.spec.cases import Case, Target
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, PlotSpec, ScopeSpec
@@ -187,15 +188,7 @@ SPEC = BenchmarkSpec(
             partial=False,
             description="Gives every solution 10/10 and a correct final answer.",
         ),
-        Baseline(
-            key="answer-equivalence",
-            judge_name="Answer equivalence (math-verify)",
-            run="baselines:answer_equivalence",
-            partial=True,
-            description="Extracts the final answer and tests it against the golden answer with "
-            "math-verify as it comes (no benchmark-specific normalisation); items with a "
-            "final answer only (StepMathBench Calculation problems, all of μ-MATH).",
-        ),
+        common.ANSWER_EQUIVALENCE,
     ),
     reported=".reported",
 )
