@@ -20,7 +20,7 @@ from mathjudge.arxiv.readers import DEFAULT_DELAY_S as _ARXIV_DELAY_S
 from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS as _PATTERNS
 from mathjudge.arxiv.stage1 import Patterns
 from mathjudge.config import default_datasets_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import MathJudgeError, UsageError
 from mathjudge.evaluate.runs import RUNS_AGGREGATES
 from mathjudge.progress import progress_bar
 
@@ -71,11 +71,15 @@ BENCH = click.argument("benchmark", type=click.Choice(sorted(registry.BENCHMARKS
 
 
 class _Group(click.Group):
-    """Turns MathJudgeError into an `error:` message on stderr and exit code 1."""
+    """Turns MathJudgeError into an `error:` message on stderr and exit code 1 (2 for an
+    unusable setting, as for a usage error)."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
+        except UsageError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
         except MathJudgeError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
