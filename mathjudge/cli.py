@@ -214,7 +214,10 @@ def evaluate(
     from mathjudge.evaluate.evaluator import evaluate_file, read_meta
     from mathjudge.evaluate.results import write_json_atomic
     from mathjudge.evaluate.store import save
+    from mathjudge.evaluate.store_lock import check_store_path, lock_timeout
 
+    lock_timeout()  # an unusable setting fails now, not after the scoring
+    check_store_path(store)
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
         result = evaluate_file(
             benchmark,
@@ -229,9 +232,9 @@ def evaluate(
             options=_scorer_options(matcher, match_model),
             on_progress=advance,
         )
+    sid = save(store, result)  # first: no JSON claims a result the store does not hold
     if json_out:
         write_json_atomic(json_out, result.to_json())
-    sid = save(store, result)
     table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")
@@ -533,6 +536,9 @@ def leaderboard_build(store: Path, out: Path, datasets_dir: Path, release: str |
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
+    from mathjudge.evaluate.store_lock import check_store_path
+
+    check_store_path(store)
     index = build_site(store, out, datasets=datasets_dir, release=release)
     click.echo(f"site written: {index.resolve().as_uri()}")
 

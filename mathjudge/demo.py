@@ -117,10 +117,10 @@ def run_demo(
                 meta={"baseline": baseline.key, "description": baseline.description},
                 on_progress=advance,
             )
+        save(store, result)  # first: no JSON claims a result the store does not hold
         write_json_atomic(
             workdir / "results" / baseline.benchmark / f"{baseline.key}.json", result.to_json()
         )
-        save(store, result)
         report.evaluated.append((baseline.benchmark, baseline.judge_name))
         say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
 

@@ -53,6 +53,7 @@ from mathjudge.evaluate.scoring import (
     resolve_options,
     scored_fields,
 )
+from mathjudge.evaluate.store_lock import open_store
 from mathjudge.evaluate.submission import load_submission
 
 FILE_RUNS_AGG = "mean"  # `evaluate`'s default, so a file compares as it would be scored
@@ -377,7 +378,7 @@ def _resolve(
     known: list[str] = []
     if store.is_file():
         try:
-            with duckdb.connect(str(store), read_only=True) as db:
+            with open_store(store, read_only=True) as db:
                 found = _latest(db, benchmark, ref)
                 if found is not None and not is_file:
                     return _from_store(db, found, store, dataset, scorer, options)

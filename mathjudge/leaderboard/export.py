@@ -22,6 +22,7 @@ import duckdb
 
 from mathjudge import __version__
 from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.store_lock import read_snapshot
 from mathjudge.leaderboard.items import export_items
 from mathjudge.leaderboard.ranks import rank_benchmark
 
@@ -69,9 +70,11 @@ def export_data(store: Path, data_dir: Path, datasets_dir: Path | None = None) -
     `datasets_dir` (the built datasets the judges were scored on) enables rank intervals, the
     item explorer data and the dataset pages; without it those parts say why they are absent.
     """
-    leaderboard = read_store(store)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(store), read_only=True) as con:
+    if not store.is_file():
+        raise MathJudgeError(f"{store}: no results store here; run `mathjudge evaluate` first")
+    with read_snapshot(store) as con:  # one consistent view, the store's lock held briefly
+        leaderboard = read_store(store, con)
+        data_dir.mkdir(parents=True, exist_ok=True)
         for bench in leaderboard["benchmarks"]:
             subs = bench["submissions"]
             bench["ranks"] = rank_benchmark(bench["name"], subs, con, datasets_dir)
@@ -169,15 +172,13 @@ def read_datasets(datasets_dir: Path | None) -> list[dict[str, Any]]:
     return out
 
 
-def read_store(store: Path) -> dict[str, Any]:
-    """The leaderboard document: latest submission per (benchmark, judge) with its scores."""
-    if not store.is_file():
-        raise MathJudgeError(f"{store}: no results store here; run `mathjudge evaluate` first")
+def read_store(store: Path, con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """The leaderboard document: latest submission per (benchmark, judge) with its scores,
+    read from `con` (the store or a snapshot of it)."""
     try:
-        with duckdb.connect(str(store), read_only=True) as con:
-            submissions = _records(con.execute(SUBMISSIONS))
-            scores = _records(con.execute(SCORES))
-            total = con.execute("SELECT count(*) FROM submissions").fetchone()
+        submissions = _records(con.execute(SUBMISSIONS))
+        scores = _records(con.execute(SCORES))
+        total = con.execute("SELECT count(*) FROM submissions").fetchone()
     except duckdb.Error as exc:
         raise MathJudgeError(f"{store}: cannot read as a mathjudge results store ({exc})") from exc
     by_submission: dict[str, list[dict[str, Any]]] = {}
