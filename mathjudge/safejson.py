@@ -27,10 +27,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class JsonProblem(ValueError):
     """Why a JSON text was refused; `field` is the key concerned, if any."""
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(self, message: str, field: str | None = None, line: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.line = line  # within the text, where the JSON parser says
 
 
 def max_depth(data: bytes) -> int:
@@ -90,6 +91,6 @@ def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_pairs, parse_int=_integer)
     except json.JSONDecodeError as exc:
-        raise JsonProblem(f"not valid JSON ({exc.msg})") from None
+        raise JsonProblem(f"not valid JSON ({exc.msg})", line=exc.lineno) from None
     except RecursionError:  # unreachable after the depth check; kept as a last guard
         raise JsonProblem(f"nested deeper than {depth} levels") from None

@@ -7,14 +7,13 @@ receives a complete, untampered build, and the commit names the content_hash of 
 from __future__ import annotations
 
 import glob
-import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import httpx2
 from huggingface_hub import HfApi
 
-from mathjudge import __version__
+from mathjudge import __version__, sidefiles
 from mathjudge.builders.sources import sha256_file
 from mathjudge.errors import MathJudgeError
 
@@ -39,7 +38,10 @@ def verify_build(folder: Path) -> VerifiedBuild:
     if not manifest_path.is_file():
         raise MathJudgeError(f"{folder}: no manifest.json; build the dataset before pushing it")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = sidefiles.read_json(manifest_path, sidefiles.MANIFEST_MAX_BYTES, "manifest")
+    except MathJudgeError as exc:
+        raise MathJudgeError(f"{manifest_path}: not a mathjudge manifest ({exc})") from None
+    try:
         benchmark, version, content_hash = (
             str(manifest[key]) for key in ("benchmark", "version", "content_hash")
         )

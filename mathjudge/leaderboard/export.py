@@ -20,13 +20,15 @@ from typing import Any
 
 import duckdb
 
-from mathjudge import __version__
+from mathjudge import __version__, sidefiles
+from mathjudge.display import summary
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.store_lock import read_snapshot
 from mathjudge.leaderboard.items import export_items
 from mathjudge.leaderboard.ranks import rank_benchmark
 
 SCHEMA_VERSION = 2
+CARD_MAX_BYTES = 4 << 20
 LEADERBOARD_JSON = "leaderboard.json"
 # Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -79,6 +81,7 @@ def export_data(store: Path, data_dir: Path, datasets_dir: Path | None = None) -
             subs = bench["submissions"]
             bench["ranks"] = rank_benchmark(bench["name"], subs, con, datasets_dir)
             bench["items"] = export_items(bench["name"], subs, con, datasets_dir, data_dir)
+        write_meta(con, leaderboard, data_dir)
     leaderboard["datasets"] = read_datasets(datasets_dir)
     for bench in leaderboard["benchmarks"]:
         rows = long_rows(bench["submissions"])
@@ -148,6 +151,33 @@ def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def meta_file(sid: str) -> str | None:
+    """Where a submission's whole meta is, relative to the data folder (ids are hex digests;
+    anything else in a store is not made into a file name)."""
+    return f"meta/{sid}.json" if SUBMISSION_ID.fullmatch(sid) else None
+
+
+def write_meta(con: duckdb.DuckDBPyConnection, leaderboard: dict[str, Any], data_dir: Path) -> None:
+    """Each shown submission's whole meta as its own JSON file, linked from the pages."""
+    wanted = {
+        sub["id"]: sub["meta_file"]
+        for bench in leaderboard["benchmarks"]
+        for sub in bench["submissions"]
+        if sub["meta_file"]
+    }
+    if not wanted:
+        return
+    (data_dir / "meta").mkdir(exist_ok=True)
+    rows = con.execute(
+        "SELECT id, meta FROM submissions WHERE id IN (SELECT unnest(?))", [list(wanted)]
+    ).fetchall()
+    for sid, meta in rows:
+        _write_atomic(data_dir / wanted[sid], _to_json(json.loads(meta)))
+
+
 def read_datasets(datasets_dir: Path | None) -> list[dict[str, Any]]:
     """Card text and manifest of every built dataset in `datasets_dir`, for the dataset pages."""
     if datasets_dir is None or not datasets_dir.is_dir():
@@ -157,18 +187,12 @@ def read_datasets(datasets_dir: Path | None) -> list[dict[str, Any]]:
         name = manifest_path.parent.name
         if not SAFE_NAME.fullmatch(name):
             continue
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MathJudgeError(f"{manifest_path}: not readable as JSON ({exc})") from exc
+        manifest = sidefiles.read_json(manifest_path, sidefiles.MANIFEST_MAX_BYTES, "manifest")
+        if not isinstance(manifest, dict):
+            raise MathJudgeError(f"{manifest_path}: not a mathjudge manifest (not an object)")
         card = manifest_path.parent / "README.md"
-        out.append(
-            {
-                "name": name,
-                "manifest": manifest,
-                "card": card.read_text(encoding="utf-8") if card.is_file() else "",
-            }
-        )
+        text = sidefiles.read_text(card, CARD_MAX_BYTES, "data card") if card.is_file() else ""
+        out.append({"name": name, "manifest": manifest, "card": text})
     return out
 
 
@@ -221,9 +245,12 @@ def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def _submission(row: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, Any]:
+    meta = json.loads(row["meta"]) if row["meta"] else {}
     return {
         **{k: v for k, v in row.items() if k != "benchmark"},
-        "meta": json.loads(row["meta"]) if row["meta"] else {},
+        # A bounded summary; the whole meta is the download `meta_file` (see `write_meta`).
+        "meta": summary(meta),
+        "meta_file": meta_file(row["id"]) if meta else None,
         "bootstrap": json.loads(row["bootstrap"]),
         # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for the site's plots.
         "extras": json.loads(row["extras"]) if row["extras"] else {},
