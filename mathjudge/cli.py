@@ -115,13 +115,25 @@ def main() -> None:
     help="Also upload to this Hugging Face dataset repo (uses HF_TOKEN / HF_ENDPOINT).",
 )
 @click.option(
+    "--i-have-permission-to-redistribute",
+    "permission",
+    is_flag=True,
+    help="With --push-to-hub: upload a dataset whose card states no redistributable license "
+    "(StepMathBench, ProofBench, ArxivMathGradingBench) because its authors allowed you to.",
+)
+@click.option(
     "--with-pdfs",
     is_flag=True,
     help=f"{PDF_BENCHMARK}: also fetch the arXiv PDFs of permissively licensed papers "
     "(pdfs/ and pdfs.json beside the data).",
 )
 def build(
-    benchmark: str, source_dir: Path | None, out: Path, repo: str | None, with_pdfs: bool
+    benchmark: str,
+    source_dir: Path | None,
+    out: Path,
+    repo: str | None,
+    permission: bool,
+    with_pdfs: bool,
 ) -> None:
     """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest)."""
     names = sorted(registry.datasets()) if benchmark == "all" else [benchmark]
@@ -129,6 +141,9 @@ def build(
         raise click.UsageError("--push-to-hub takes one benchmark at a time")
     if with_pdfs and benchmark not in (PDF_BENCHMARK, "all"):
         raise click.UsageError(f"--with-pdfs applies to {PDF_BENCHMARK} only")
+    if permission and not repo:
+        raise click.UsageError("--i-have-permission-to-redistribute goes with --push-to-hub")
+    from mathjudge.builders.redistribution import refusal
     from mathjudge.builders.writer import write_dataset
 
     for name in names:
@@ -136,6 +151,9 @@ def build(
         if repo and not getattr(module, "REDISTRIBUTABLE", True):
             raise MathJudgeError(f"{name}: {module.LOCAL_ONLY_REASON}; --push-to-hub refuses it")
         built = module.build(source_dir)
+        refused = refusal(name, built.card_info.license) if repo else None
+        if refused and not permission:
+            raise MathJudgeError(refused)  # before anything is written
         if with_pdfs and name == PDF_BENCHMARK:
             from mathjudge.builders.arxiv_pdfs import write_with_pdfs
 
@@ -146,7 +164,7 @@ def build(
         if repo:
             from mathjudge.builders.hub import push_to_hub
 
-            click.echo(f"pushed {name} -> {push_to_hub(path, repo)}")
+            click.echo(f"pushed {name} -> {push_to_hub(path, repo, permission=permission)}")
 
 
 @main.command()

@@ -14,6 +14,7 @@ import httpx2
 from huggingface_hub import HfApi
 
 from mathjudge import __version__, sidefiles
+from mathjudge.builders.redistribution import card_license, refusal
 from mathjudge.builders.sources import sha256_file
 from mathjudge.errors import MathJudgeError
 
@@ -74,10 +75,16 @@ def push_to_hub(
     token: str | None = None,
     endpoint: str | None = None,
     private: bool = False,
+    permission: bool = False,
 ) -> str:
     """Upload a verified build to the dataset repo `repo_id` (created if needed) and return the
-    commit URL. `endpoint` overrides the Hub address (a private Hub or a test stand-in)."""
+    commit URL. `endpoint` overrides the Hub address (a private Hub or a test stand-in). A build
+    whose card states no redistributable license is refused unless `permission` (the user has
+    the authors' permission)."""
     build = verify_build(folder)
+    refused = refusal(build.benchmark, card_license(folder))
+    if refused and not permission:
+        raise MathJudgeError(refused)
     message = f"Upload {build.benchmark} {build.version} (content_hash {build.content_hash})"
     api = HfApi(
         endpoint=endpoint, token=token, library_name="mathjudge", library_version=__version__
