@@ -17,7 +17,6 @@ import numpy as np
 
 MAX_DEPTH = 64
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-_MAX_INT_DIGITS = 20  # longer literals cannot be 64-bit integers; never handed to int()
 _STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
 _BRACKETS = b"[]{}\n"
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
@@ -30,6 +29,9 @@ class JsonProblem(ValueError):
     def __init__(self, message: str, field: str | None = None, line: int | None = None) -> None:
         super().__init__(message)
         self.message = message
+        # The key as it may be printed: odd or long keys escaped and cut.
+        if field is not None and not (field.isprintable() and len(field) <= 60):
+            field = repr(field)[:60]
         self.field = field
         self.line = line  # within the text, where the JSON parser says
 
@@ -60,22 +62,21 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         if key in out:
             raise JsonProblem("key given twice in one object", key)
         if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
-            raise JsonProblem(f"integer {value} is outside the 64-bit range", key)
-        if _surrogate(key) or (isinstance(value, str) and _surrogate(value)):
-            # "\ud800" escapes decode to text that no UTF-8 writer (Arrow, DuckDB) accepts.
-            raise JsonProblem("text with an unpaired surrogate escape (\\ud800-\\udfff)", key)
+            digits = str(value)
+            shown = digits if len(digits) <= 24 else digits[:20] + "..."
+            raise JsonProblem(f"integer {shown} is outside the 64-bit range", key)
+        # "\ud800" escapes decode to text that no UTF-8 writer (Arrow, DuckDB) accepts.
+        if not key.isascii() and _SURROGATE.search(key):
+            raise JsonProblem(_SURROGATE_PROBLEM, key)
+        if type(value) is str and not value.isascii() and _SURROGATE.search(value):
+            raise JsonProblem(_SURROGATE_PROBLEM, key)
         out[key] = value
     return out
 
 
-def _surrogate(text: str) -> bool:
-    return not text.isascii() and _SURROGATE.search(text) is not None
-
-
-def _integer(literal: str) -> int:
-    if len(literal.lstrip("-")) > _MAX_INT_DIGITS:
-        raise JsonProblem(f"integer with {len(literal)} digits is outside the 64-bit range")
-    return int(literal)
+_SURROGATE_PROBLEM = "text with an unpaired surrogate escape (\\ud800-\\udfff)"
+# One decoder for every call: json.loads builds a new one per call when given hooks.
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
 
 
 def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
@@ -89,8 +90,12 @@ def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
     if raw.count(b"[") + raw.count(b"{") > depth and max_depth(raw) > depth:
         raise JsonProblem(f"nested deeper than {depth} levels")
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_int=_integer)
+        return _DECODER.decode(text)
+    except JsonProblem:
+        raise
     except json.JSONDecodeError as exc:
         raise JsonProblem(f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+    except ValueError:  # int() refuses literals of thousands of digits
+        raise JsonProblem("an integer too long to read (far outside the 64-bit range)") from None
     except RecursionError:  # unreachable after the depth check; kept as a last guard
         raise JsonProblem(f"nested deeper than {depth} levels") from None

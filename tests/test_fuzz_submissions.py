@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import fuzzing
 import pytest
 
-import fuzzing
 from conftest import write_jsonl
 from mathjudge.evaluate import store as results_store
 from mathjudge.evaluate.evaluator import evaluate_file

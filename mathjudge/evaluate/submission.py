@@ -169,6 +169,10 @@ class _Capped:
         self.kept: list[Problem] = []
         self.more = 0
 
+    @property
+    def full(self) -> bool:
+        return len(self.kept) >= MAX_PROBLEMS
+
     def add(self, problem: Problem) -> None:
         if len(self.kept) < MAX_PROBLEMS:
             self.kept.append(problem)
@@ -227,6 +231,9 @@ class _RowChecker:
         try:
             row = model.model_validate(record, strict=self.strict)
         except ValidationError as exc:
+            if self.row_problems.full:  # counted only: formatting them costs most of the time
+                self.row_problems.more += exc.error_count()
+                return
             for problem in _row_problems(name, line, exc, unit):
                 self.report(problem)
             return
