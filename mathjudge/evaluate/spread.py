@@ -17,19 +17,29 @@ from types import ModuleType
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 RUNS_PER_QUERY = 500
 
 
-def split_by_run(table: pa.Table) -> Iterator[tuple[int, pa.Table]]:
-    """(run, its rows) in run order: one stable sort, then slices (a filter per run would be
-    quadratic in the number of runs)."""
-    ordered = table.sort_by([("run", "ascending")])
-    runs = ordered.column("run").to_numpy()
+def split_by_run(table: pa.Table, block_rows: int = 1 << 20) -> Iterator[tuple[int, pa.Table]]:
+    """(run, its rows) in run order: one stable sort of the row numbers, then blocks of whole
+    runs (about `block_rows` rows) taken at once and sliced. A filter per run would be
+    quadratic in the number of runs, a take per run slow on a table of many chunks, and a
+    sorted copy of the whole table would double its memory."""
+    order = pc.sort_indices(table.column("run"))  # stable: a run's rows keep their order
+    runs = pc.take(table.column("run"), order).to_numpy()
     starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]])
     ends = np.r_[starts[1:], len(runs)]
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        yield int(runs[start]), ordered.slice(start, end - start)
+    first = 0
+    while first < len(starts):
+        last = int(np.searchsorted(ends, ends[first] + block_rows, side="right"))
+        last = max(last, first + 1)  # at least one run, however long
+        base = int(starts[first])
+        block = table.take(order.slice(base, int(ends[last - 1]) - base))
+        for start, end in zip(starts[first:last].tolist(), ends[first:last].tolist(), strict=True):
+            yield int(runs[start]), block.slice(start - base, end - start)
+        first = last
 
 
 def batched(scorer: ModuleType) -> bool:
