@@ -37,9 +37,9 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.evaluate.ranks import rank_benchmark
 from mathjudge.evaluate.reported import import_reported
 from mathjudge.leaderboard.export import read_store
-from mathjudge.leaderboard.ranks import rank_benchmark
 from mathjudge.site import publish_site
 
 BUILDERS = {

@@ -9,6 +9,11 @@ class MathJudgeError(Exception):
     """Invalid input or an unreachable source; the CLI prints it and exits with code 1."""
 
 
+class UsageError(MathJudgeError):
+    """A setting the command was run with is unusable (e.g. an environment variable that is
+    not a number); the CLI prints it like a usage error and exits with code 2."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One validation problem, located precisely enough to fix it without guessing."""
@@ -29,10 +34,14 @@ class Problem:
 
 
 class ValidationFailed(MathJudgeError):
-    """A submission or source file broke the contract; carries every problem found."""
+    """A submission or source file broke the contract; carries the problems shown (at most
+    `limit`) and how many more were found but not kept (`omitted`)."""
 
-    def __init__(self, problems: list[Problem], *, limit: int = 50) -> None:
+    def __init__(self, problems: list[Problem], *, limit: int = 50, omitted: int = 0) -> None:
         self.problems = problems
+        self.omitted = omitted
         shown = "\n".join(f"  {p}" for p in problems[:limit])
-        more = f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else ""
-        super().__init__(f"{len(problems)} problem(s) found:\n{shown}{more}")
+        more = max(len(problems) - limit, 0) + omitted
+        tail = f"\n  ... and {more} more" if more else ""
+        total = len(problems) + omitted
+        super().__init__(f"{total} problem(s) found:\n{shown}{tail}")

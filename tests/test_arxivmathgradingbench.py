@@ -222,6 +222,25 @@ def test_inconsistent_rows_fail_naming_each(raw_rows: list[dict], tmp_path: Path
     assert "2501.01561v1: 2 rows share this item id" in message
 
 
+def test_missing_and_null_fields_fail_naming_line_and_field(
+    raw_rows: list[dict], tmp_path: Path
+) -> None:
+    def edit(rows: list[dict]) -> None:
+        del rows[1]["url"]
+        rows[2]["category"] = None
+        rows[3]["Liscence"] = None  # null reads as "no license recorded"
+
+    with pytest.raises(MathJudgeError) as caught:
+        amgb.build(tmp_path, source=_tampered(raw_rows, tmp_path, edit))
+    message = str(caught.value)
+    assert "line 2 (2501.04482v2): missing field(s) url" in message
+    assert (
+        f"line 3 ({raw_rows[2]['arxiv_id']}{raw_rows[2]['version']}): field(s) category must be text"
+        in message
+    )
+    assert "line 4" not in message
+
+
 def test_a_location_count_change_fails(raw_rows: list[dict], tmp_path: Path) -> None:
     def edit(rows: list[dict]) -> None:
         rows[0]["Location of Error"] = "Theorem 19 and Lemma 20"

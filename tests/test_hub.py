@@ -8,16 +8,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from huggingface_hub import constants
 from standins import HubStandIn, NetworkGuard, closed_port_url
 
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.cli import main
 from mathjudge.dataio.hub import push_to_hub
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
 
 TOKEN = "hf_standin_token"
 REPO = "mathjudge-test/stepmathbench"
+# StepMathBench states no license upstream, so every push here says the (test) uploader has
+# the authors' permission; the refusal without it is tested below.
 SOLUTIONS = "data/solutions/test-00000-of-00001.parquet"
 PROBLEMS = "data/problems/test-00000-of-00001.parquet"
 
@@ -61,7 +65,7 @@ def test_every_file_arrives_byte_identical(
 ) -> None:
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", disable_xet)
     with HubStandIn(token=TOKEN) as hub:
-        url = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url)
+        url = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, permission=True)
 
     local = folder_bytes(built)
     assert set(local) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
@@ -79,8 +83,12 @@ def test_every_file_arrives_byte_identical(
 
 def test_repushing_the_same_build_makes_no_new_commit(built: Path) -> None:
     with HubStandIn(token=TOKEN) as hub:
-        first = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, private=True)
-        second = push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, private=True)
+        first = push_to_hub(
+            built, REPO, token=TOKEN, endpoint=hub.url, private=True, permission=True
+        )
+        second = push_to_hub(
+            built, REPO, token=TOKEN, endpoint=hub.url, private=True, permission=True
+        )
     assert first == second
     assert len(hub.repo(REPO).commits) == 1
     assert hub.repo(REPO).private
@@ -93,7 +101,7 @@ def test_files_the_manifest_does_not_list_stay_home(copy_of_build: Path) -> None
     stray.parent.mkdir()
     stray.write_bytes(b"PAR1 stale PAR1")
     with HubStandIn(token=TOKEN) as hub:
-        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url)
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url, permission=True)
     assert set(hub.repo(REPO).files) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
 
 
@@ -134,7 +142,7 @@ def test_incomplete_or_tampered_build_is_refused_before_any_request(
 ) -> None:
     damage(copy_of_build)
     with HubStandIn(token=TOKEN) as hub, pytest.raises(MathJudgeError, match=message):
-        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url)
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url, permission=True)
     assert hub.requests == []
 
 
@@ -155,10 +163,45 @@ def test_hub_errors_become_mathjudge_errors_naming_the_repo(
     with HubStandIn(token=TOKEN) as hub:
         hub.fail.update(fail)
         with pytest.raises(MathJudgeError, match=f"dataset repo {REPO}.*{status}"):
-            push_to_hub(built, REPO, token=token, endpoint=hub.url)
+            push_to_hub(built, REPO, token=token, endpoint=hub.url, permission=True)
     assert all(not repo.commits for repo in hub.repos.values())
 
 
 def test_unreachable_hub_is_a_mathjudge_error(built: Path) -> None:
     with pytest.raises(MathJudgeError, match=f"dataset repo {REPO}"):
-        push_to_hub(built, REPO, token=TOKEN, endpoint=closed_port_url())
+        push_to_hub(built, REPO, token=TOKEN, endpoint=closed_port_url(), permission=True)
+
+
+def test_a_card_without_a_redistributable_license_is_refused_without_permission(
+    built: Path,
+) -> None:
+    with HubStandIn(token=TOKEN) as hub:
+        with pytest.raises(MathJudgeError) as info:
+            push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url)
+        assert hub.requests == []
+    message = str(info.value)
+    assert message.startswith("stepmathbench: its data card states the license 'unknown', not one")
+    assert "--i-have-permission-to-redistribute" in message
+
+
+def test_a_card_with_an_open_license_needs_no_permission(copy_of_build: Path) -> None:
+    card = copy_of_build / "README.md"
+    card.write_text(card.read_text().replace("license: unknown", "license: cc-by-4.0", 1))
+    with HubStandIn(token=TOKEN) as hub:
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url)
+    assert set(hub.repo(REPO).files) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
+
+
+@pytest.mark.parametrize("benchmark", ["stepmathbench", "arxivmathgradingbench"])
+def test_the_build_command_refuses_before_writing_anything(
+    mirror: Path, tmp_path: Path, benchmark: str
+) -> None:
+    out = tmp_path / "datasets"
+    args = ["build", benchmark, "--source-dir", str(mirror), "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--push-to-hub", "me/copy"])
+    assert result.exit_code == 1
+    assert f"error: {benchmark}: its data card states the license 'unknown'" in result.output
+    assert "--i-have-permission-to-redistribute" in result.output
+    assert not out.exists()
+    result = CliRunner().invoke(main, [*args, "--i-have-permission-to-redistribute"])
+    assert result.exit_code == 2 and "goes with --push-to-hub" in result.output

@@ -129,6 +129,29 @@ def test_unknown_step_label_fails_with_id(mirror: Path, tmp_path: Path) -> None:
         stepmathbench.build(tmp_path, source=_tampered_source(mirror, tmp_path, edit))
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda rows: rows[6].pop("gold_score"), ":7 [gold_score]: missing"),
+        (
+            lambda rows: rows[6].update(gold_step_score=None),
+            ":7 [gold_step_score]: expected list, got None",
+        ),
+        (lambda rows: rows[2].update(level="3"), ":3 [level]: expected int, got '3'"),
+        (lambda rows: rows[2].update(gold_score=True), ":3 [gold_score]: expected int, got True"),
+    ],
+    ids=["missing", "null-labels", "string-level", "bool-score"],
+)
+def test_a_missing_or_mistyped_field_is_located(
+    mirror: Path, tmp_path: Path, edit, message: str
+) -> None:
+    """Not a KeyError or TypeError: the file, its line and the field."""
+    source = _tampered_source(mirror, tmp_path, edit)
+    with pytest.raises(MathJudgeError) as info:
+        stepmathbench.build(tmp_path, source=source)
+    assert str(info.value) == f"{tmp_path / 'stepmathbench' / 'stepmath.jsonl'}{message}"
+
+
 def test_mirror_with_other_bytes_is_rejected(mirror: Path, tmp_path: Path) -> None:
     folder = tmp_path / "stepmathbench"
     shutil.copytree(mirror / "stepmathbench", folder)

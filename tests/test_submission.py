@@ -233,6 +233,12 @@ def test_columnar_and_row_paths_agree_on_clean_files(
         '{"item_id": "", "score": 1}\n',
         '{"item_id": "stepmath-9999", "score": 1}\n',
         '{"item_id": "stepmath-1"}\n',
+        # Arrow reads two objects on one line as two rows; JSON lines allow one.
+        '{"item_id": "stepmath-1", "score": 1} {"item_id": "stepmath-2", "score": 1}\n',
+        '{"item_id": "stepmath-1", "score": 1, "run": 2147483648}\n',
+        '{"item_id": "stepmath-1", "score": 1, "score": 2}\n',
+        '{"item_id": "stepmath-1", "score": 1, "note": "\\ud800"}\n',
+        'null\n{"item_id": "stepmath-1", "score": 1}\n',
     ],
 )
 def test_columnar_path_never_accepts_what_rows_reject(
@@ -244,3 +250,51 @@ def test_columnar_path_never_accepts_what_rows_reject(
     known = pa.array(ALL, pa.string())
     assert columnar.accept(path, "jsonl", model, known, allow_partial=True) is None
     assert problems(path, datasets_dir, allow_partial=True)
+
+
+def test_nested_and_bracketed_ignored_columns_take_either_path_alike(
+    tmp_path: Path, datasets_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Depth 3 (within the fast path's limit) and brackets inside strings (not nesting)."""
+    rows = [
+        {
+            "item_id": item,
+            "score": 4,
+            "why": {"steps": [[1, 2], [3]]},
+            "note": "[[[[[[[[[[[[[[[[[[[",
+        }
+        for item in ALL[:30]
+    ]
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    model = registry.get("stepmathbench").scorer_module().Prediction
+    assert columnar.accept(path, "jsonl", model, pa.array(ALL), allow_partial=True) is not None
+    fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
+    assert fast.table.equals(slow.table)
+    assert fast.ignored_columns == slow.ignored_columns == ("note", "why")
+
+
+def test_repeated_rows_are_counted_beyond_the_fifty_shown(
+    tmp_path: Path, datasets_dir: Path
+) -> None:
+    rows = [{"item_id": "stepmath-1", "score": 1}] * 120
+    found = problems(write_jsonl(tmp_path / "p.jsonl", rows), datasets_dir, allow_partial=True)
+    assert len(found) == 50
+    assert found[0] == f"{tmp_path}/p.jsonl:2 [item_id]: duplicate 'stepmath-1' (first on line 1)"
+    assert found[-1].startswith(f"{tmp_path}/p.jsonl:51 [item_id]")
+    with pytest.raises(ValidationFailed) as info:
+        validate_file("stepmathbench", tmp_path / "p.jsonl", datasets_dir, allow_partial=True)
+    assert info.value.omitted == 69 and str(info.value).endswith("... and 69 more")
+
+
+def test_csv_and_parquet_name_a_column_given_twice(tmp_path: Path, datasets_dir: Path) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text("item_id,score,score\nstepmath-1,1,2\n")
+    assert problems(path, datasets_dir, allow_partial=True) == [
+        f"{path}:1 [score]: column named twice in the header"
+    ]
+    table = pa.table([pa.array(["stepmath-1"]), pa.array([1.0]), pa.array([2.0])],
+                     names=["item_id", "score", "score"])  # fmt: skip
+    pq.write_table(table, tmp_path / "p.parquet")
+    assert problems(tmp_path / "p.parquet", datasets_dir, allow_partial=True) == [
+        f"{tmp_path}/p.parquet [score]: column named twice"
+    ]

@@ -16,7 +16,7 @@ import sys
 import click
 
 from mathjudge import __version__, registry
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import MathJudgeError, UsageError
 
 # name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -71,7 +71,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 class MainGroup(click.Group):
     """Loads a command's module on first use; turns MathJudgeError into an `error:` message on
-    stderr and exit code 1."""
+    stderr and exit code 1 (2 for an unusable setting, as for a usage error)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*COMMANDS, *_benchmark_commands()]
@@ -92,6 +92,9 @@ class MainGroup(click.Group):
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
+        except UsageError as exc:  # an unusable setting: exit 2, as for a usage error
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
         except MathJudgeError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)

@@ -32,8 +32,10 @@ def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
     from mathjudge.site import publish_site
+    from mathjudge.store.lock import check_store_path
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
+    check_store_path(store)
     index = publish_site(store, out, release=release)
     click.echo(f"site written: {index.resolve().as_uri()}")

@@ -90,6 +90,10 @@ def evaluate(
     from mathjudge.atomic import write_json_atomic
     from mathjudge.evaluate.evaluator import evaluate_file, read_meta
     from mathjudge.store import save
+    from mathjudge.store.lock import check_store_path, lock_timeout
+
+    lock_timeout()  # an unusable setting fails now, not after the scoring
+    check_store_path(store)
 
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
         result = evaluate_file(
@@ -105,9 +109,9 @@ def evaluate(
             options=scorer_options(matcher, match_model),
             on_progress=advance,
         )
+    sid = save(store, result)  # first: no JSON claims a result the store does not hold
     if json_out:
         write_json_atomic(json_out, result.to_json())
-    sid = save(store, result)
     table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")

@@ -7,14 +7,14 @@ receives a complete, untampered build, and the commit names the content_hash of 
 from __future__ import annotations
 
 import glob
-import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import httpx2
 from huggingface_hub import HfApi
 
-from mathjudge import __version__
+from mathjudge import __version__, sidefiles
+from mathjudge.dataio.redistribution import card_license, refusal
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import MathJudgeError
 
@@ -39,7 +39,10 @@ def verify_build(folder: Path) -> VerifiedBuild:
     if not manifest_path.is_file():
         raise MathJudgeError(f"{folder}: no manifest.json; build the dataset before pushing it")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = sidefiles.read_json(manifest_path, sidefiles.MANIFEST_MAX_BYTES, "manifest")
+    except MathJudgeError as exc:
+        raise MathJudgeError(f"{manifest_path}: not a mathjudge manifest ({exc})") from None
+    try:
         benchmark, version, content_hash = (
             str(manifest[key]) for key in ("benchmark", "version", "content_hash")
         )
@@ -72,10 +75,16 @@ def push_to_hub(
     token: str | None = None,
     endpoint: str | None = None,
     private: bool = False,
+    permission: bool = False,
 ) -> str:
     """Upload a verified build to the dataset repo `repo_id` (created if needed) and return the
-    commit URL. `endpoint` overrides the Hub address (a private Hub or a test stand-in)."""
+    commit URL. `endpoint` overrides the Hub address (a private Hub or a test stand-in). A build
+    whose card states no redistributable license is refused unless `permission` (the user has
+    the authors' permission)."""
     build = verify_build(folder)
+    refused = refusal(build.benchmark, card_license(folder))
+    if refused and not permission:
+        raise MathJudgeError(refused)
     message = f"Upload {build.benchmark} {build.version} (content_hash {build.content_hash})"
     api = HfApi(
         endpoint=endpoint, token=token, library_name="mathjudge", library_version=__version__

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from mathjudge import sidefiles
 from mathjudge.errors import MathJudgeError
 
 
@@ -51,7 +51,8 @@ def open_dataset(benchmark: str, datasets_dir: Path) -> BuiltDataset:
             f"{root}: no built dataset here; run `mathjudge build {benchmark} --out {datasets_dir}`"
             " or pass --datasets DIR"
         )
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    if manifest.get("benchmark") != benchmark:
-        raise MathJudgeError(f"{manifest_path}: built for {manifest.get('benchmark')!r}")
+    manifest = sidefiles.read_json(manifest_path, sidefiles.MANIFEST_MAX_BYTES, "manifest")
+    if not isinstance(manifest, dict) or manifest.get("benchmark") != benchmark:
+        built_for = manifest.get("benchmark") if isinstance(manifest, dict) else None
+        raise MathJudgeError(f"{manifest_path}: built for {built_for!r}")
     return BuiltDataset(benchmark, root, manifest)

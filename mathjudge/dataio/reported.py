@@ -25,7 +25,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from mathjudge import __version__
+from mathjudge import __version__, sidefiles
+from mathjudge.display import MAX_JUDGE_NAME, meta_problem, text_problem
 from mathjudge.errors import MathJudgeError, Problem
 from mathjudge.spec.benchmark import Paper
 from mathjudge.spec.results import EvaluationResult, Score
@@ -76,13 +77,12 @@ class Row:
 
 def read_rows(path: Path, columns: tuple[str, ...]) -> list[Row]:
     """The data rows of a transcribed CSV whose header must be exactly `columns` (any order)."""
+    data = sidefiles.read_bytes(path, sidefiles.TABLE_MAX_BYTES, "reported table")
     try:
-        data = path.read_bytes()
         text = data.decode("utf-8")
-    except OSError as exc:
-        raise MathJudgeError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
-        raise MathJudgeError(f"{path}: not UTF-8 ({exc.reason})") from exc
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise MathJudgeError(f"{path}:{line}: not UTF-8 ({exc.reason})") from exc
     reader = csv.reader(io.StringIO(text, newline=""))
     header = [h.strip() for h in next(reader, [])]
     for column in header:
@@ -154,6 +154,14 @@ def result(
     """One reported result: `n_expected` is the number of items the paper scored."""
     if not scores:
         raise rows[0].error(None, "the row gives no values")
+    # The same checks as `--judge` and `--meta`: these names and texts reach every page.
+    judge_problem = text_problem(judge, MAX_JUDGE_NAME)
+    if judge_problem:
+        raise rows[0].error("judge", f"the judge name {judge_problem}")
+    meta_found = meta_problem(meta)
+    if meta_found:
+        what, problem = meta_found
+        raise rows[0].error(None, f"meta: {what} {problem}")
     if len({where(s) for s in scores}) < len(scores):
         origins = ", ".join(r.origin for r in rows)
         raise MathJudgeError(f"{origins}: the same score given twice for {judge!r}")

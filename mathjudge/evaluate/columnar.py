@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import annotated_types
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from mathjudge.spec.prediction import PredictionRow
+from mathjudge.evaluate import precheck
+from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 
 
 @dataclass(frozen=True)
@@ -31,25 +33,62 @@ class Accepted:
     ignored_columns: tuple[str, ...]
 
 
-def _read(path: Path, fmt: str) -> pa.Table | None:
+def _read(path: Path, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
+    """The file as a table and its column names, or None where the row validator must look at
+    it. Arrow only ever parses a text file the pre-checks call plain (see `precheck`), and of a
+    Parquet file only the model's columns."""
     try:
         if fmt == "jsonl":
-            return pa_json.read_json(path)
-        if fmt == "csv":
-            return pa_csv.read_csv(path)
-        return pq.read_table(path)
-    except (pa.ArrowException, OSError, ValueError):
+            table = _read_jsonl(path, model)
+            if table is None:
+                return None
+            names = table.column_names
+        elif fmt == "csv":
+            if precheck.invalid_utf8(path) is not None:
+                return None
+            # Only an empty cell is missing: "NaN", "N/A" or "NULL" are values, and wrong ones.
+            convert = pa_csv.ConvertOptions(null_values=[""], strings_can_be_null=True)
+            table = pa_csv.read_csv(path, convert_options=convert)
+            names = table.column_names
+        else:
+            parquet = pq.ParquetFile(path)
+            names = parquet.schema_arrow.names
+            if len(set(names)) == len(names):
+                table = parquet.read(columns=[n for n in names if n in model.model_fields])
+    except (pa.ArrowException, OSError, ValueError):  # UnicodeDecodeError: a column name
         return None
+    return (table, names) if len(set(names)) == len(names) else None
+
+
+def _read_jsonl(path: Path, model: type[PredictionRow]) -> pa.Table | None:
+    lines = precheck.plain_json_lines(path)
+    if not lines:
+        return None
+    # Declared types make Arrow refuse a wrong type instead of inferring one from a block.
+    known = [("item_id", pa.string()), ("run", pa.int64())] + [
+        (name, kind)
+        for name, kind in model.arrow_types.items()
+        if pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+    ]
+    options = pa_json.ParseOptions(
+        explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
+    )
+    table = pa_json.open_json(path, parse_options=options).read_all()
+    # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
+    return table if table.num_rows == lines else None
 
 
 def _given(column: pa.ChunkedArray) -> bool:
-    return not pa.types.is_null(column.type)
+    """A column with a value in some row; all-null is "not given", as row by row."""
+    return column.null_count < len(column)
 
 
 def _numeric_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) -> bool:
     kind = column.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         return False
+    if pa.types.is_float16(kind):  # no compute kernels for half floats; widening is exact
+        column = column.cast(pa.float64())
     if pa.types.is_floating(kind) and not pc.all(pc.is_finite(column)).as_py():
         return False
     bounds = pc.min_max(column).as_py()
@@ -77,6 +116,15 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
     return False  # other field types (lists, strings) are left to the row validator
 
 
+def _has_duplicates(table: pa.Table, known_items: pa.Array) -> bool:
+    """Whether an (item_id, run) pair repeats: one integer key per row, sorted (a hash
+    grouping of 10 million string keys takes gigabytes)."""
+    item = pc.index_in(table.column("item_id"), value_set=known_items).to_numpy()
+    keys = table.column("run").to_numpy().astype(np.int64) * len(known_items) + item
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
 def accept(
     path: Path,
     fmt: str,
@@ -85,8 +133,11 @@ def accept(
     *,
     allow_partial: bool,
 ) -> Accepted | None:
-    table = _read(path, fmt)
-    if table is None or table.num_rows == 0 or "item_id" not in table.column_names:
+    read = _read(path, fmt, model)
+    if read is None:
+        return None
+    table, names = read
+    if table.num_rows == 0 or "item_id" not in table.column_names:
         return None
     ids = table.column("item_id")
     if not pa.types.is_string(ids.type) or ids.null_count:
@@ -99,7 +150,10 @@ def accept(
     columns = {"item_id": ids}
     if "run" in table.column_names and _given(table.column("run")):
         run = table.column("run")
-        if not pa.types.is_integer(run.type) or run.null_count or pc.min(run).as_py() < 0:
+        if not pa.types.is_integer(run.type) or run.null_count:
+            return None
+        bounds = pc.min_max(run).as_py()
+        if bounds["min"] < 0 or bounds["max"] > RUN_MAX:
             return None
         columns["run"] = run.cast(pa.int32())
     else:
@@ -118,10 +172,10 @@ def accept(
         columns[name] = table.column(name).cast(model.arrow_types[name])
 
     out = pa.table(columns)
-    if out.group_by(["item_id", "run"]).aggregate([]).num_rows != out.num_rows:
-        return None  # duplicates
+    if _has_duplicates(out, known_items):
+        return None
     n_items = pc.count_distinct(ids).as_py()
     if n_items < len(known_items) and not allow_partial:
         return None
-    ignored = sorted(set(table.column_names) - set(model.model_fields))
+    ignored = sorted(set(names) - set(model.model_fields))
     return Accepted(out, fields, n_items, tuple(ignored))

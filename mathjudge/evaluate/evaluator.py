@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,9 +10,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import __version__, registry
-from mathjudge.dataio.jsonfiles import read_json
+from mathjudge import __version__, registry, sidefiles
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
+from mathjudge.display import check_judge_name, check_meta
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.scoring import resolve_options, score
 from mathjudge.evaluate.submission import Submission, load_submission
@@ -22,7 +21,6 @@ from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 from mathjudge.spec.scorer import Scorer
 
 DEFAULT_BOOTSTRAP = 1000
-MAX_JUDGE_NAME = 200
 
 
 def validate_file(
@@ -66,24 +64,11 @@ def dataset_snapshot(benchmark: str, datasets_dir: Path) -> DatasetSnapshot:
     return snapshot(spec, dataset, scored_items(spec, spec.scorer(), dataset))
 
 
-def check_judge_name(judge: str) -> str:
-    name = judge.strip()
-    if not name:
-        raise MathJudgeError("--judge: the judge name is empty")
-    if len(name) > MAX_JUDGE_NAME:
-        raise MathJudgeError(f"--judge: longer than {MAX_JUDGE_NAME} characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise MathJudgeError("--judge: contains control characters")
-    return name
-
-
 def read_meta(path: Path | None) -> dict[str, Any]:
+    """The `--meta` file: a JSON object of at most 1 MiB whose keys and texts may be shown."""
     if path is None:
         return {}
-    meta = read_json(path)
-    if not isinstance(meta, dict):
-        raise MathJudgeError(f"{path}: meta must be a JSON object")
-    return meta
+    return check_meta(sidefiles.read_json(path, sidefiles.META_MAX_BYTES, "meta file"), str(path))
 
 
 def evaluate_file(
@@ -107,6 +92,7 @@ def evaluate_file(
     settings gives two results; scorers without options record nothing new.
     """
     judge = check_judge_name(judge)
+    meta = check_meta(meta or {}, "meta")
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)

@@ -8,9 +8,11 @@ document and nothing else, so what it shows is a pure function of the store.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mathjudge import __version__, registry, store
+from mathjudge.display import summary
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.ranks import rank_benchmark
 from mathjudge.spec.document import (
@@ -28,7 +30,7 @@ from mathjudge.store import read
 
 def assemble(path: Path) -> LeaderboardDocument:
     """The document for the store at `path`: latest submission per (benchmark, judge)."""
-    with read.reading(path) as con:
+    with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
         by_benchmark: dict[str, list[dict]] = {}
         for sub in submissions:
@@ -46,7 +48,7 @@ def assemble(path: Path) -> LeaderboardDocument:
                 BenchmarkDocument(
                     name=name,
                     presentation=presentation,
-                    submissions=[Submission.model_validate(s) for s in subs],
+                    submissions=[_submission(s) for s in subs],
                     ranks=Ranks.model_validate(ranks),
                 )
             )
@@ -63,6 +65,23 @@ def assemble(path: Path) -> LeaderboardDocument:
         benchmarks=benchmarks,
         datasets=datasets,
         methodology=[spec.presentation() for spec in registry.specs()],
+    )
+
+
+SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def _submission(stored: dict) -> Submission:
+    """A stored submission as the document shows it: meta as a bounded summary, the whole
+    meta linked as its own file (ids are hex digests; nothing else becomes a file name)."""
+    meta = stored["meta"]
+    linked = meta and SUBMISSION_ID.fullmatch(stored["id"])
+    return Submission.model_validate(
+        {
+            **stored,
+            "meta": summary(meta),
+            "meta_file": f"meta/{stored['id']}.json" if linked else None,
+        }
     )
 
 

@@ -14,7 +14,7 @@ default) are checked by `resolve_options` and handed to its reducer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate import spread
 from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
 from mathjudge.evaluate.runs import aggregate_sql
 from mathjudge.spec.results import Score
@@ -189,22 +190,16 @@ def _run_spread(
 ) -> list[Score]:
     """Overall metrics of every single run, and their mean and std across runs (no CIs): how
     much one run of the judge varies, next to the ensembled result."""
-    runs = sorted(set(table.column("run").to_pylist()))
     per_run: list[dict[str, float]] = []
     rows = []
     names = scorer.metric_names(fields)
-    for run in runs:
-        only = table.filter(pa.compute.equal(table.column("run"), run))
-        preds = combined_predictions(con, only, scorer, fields, "mean", options)
-        stats = cluster_statistics(con, scorer, fields, preds)
-        point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
-        g = stats.groups.index(("overall", "all"))
-        values = {m: float(point[m][g]) for m in names}
+    if spread.batched(scorer):
+        runs = spread.per_run_overall(con, scorer, fields, table)
+    else:
+        runs = _one_run_at_a_time(con, scorer, fields, table, options)
+    for run, values, n in runs:
         per_run.append(values)
-        rows += [
-            Score("run", f"run={run}", m, _clean(v), None, None, int(stats.n_items[g]))
-            for m, v in values.items()
-        ]
+        rows += [Score("run", f"run={run}", m, _clean(v), None, None, n) for m, v in values.items()]
     for m in names:
         column = np.array([r[m] for r in per_run])
         defined = column[~np.isnan(column)]
@@ -215,6 +210,23 @@ def _run_spread(
             Score("run_spread", "std", m, _clean(std), None, None, len(defined)),
         ]
     return rows
+
+
+def _one_run_at_a_time(
+    con: duckdb.DuckDBPyConnection,
+    scorer: Scorer,
+    fields,
+    table: pa.Table,
+    options: dict[str, str],
+) -> Iterator[tuple[int, dict[str, float], int]]:
+    """Each run through the scorer's own reducer, as a one-run submission would be."""
+    names = scorer.metric_names(fields)
+    for run, only in spread.split_by_run(table):
+        preds = combined_predictions(con, only, scorer, fields, "mean", options)
+        stats = cluster_statistics(con, scorer, fields, preds)
+        point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
+        g = stats.groups.index(("overall", "all"))
+        yield run, {m: float(point[m][g]) for m in names}, int(stats.n_items[g])
 
 
 @dataclass(frozen=True)

@@ -1,34 +1,40 @@
 """Load a predictions file (JSONL, CSV or Parquet) and validate it completely before scoring.
 
-Every problem is collected with its file, line (or Parquet row) and field, so one run of
-`mathjudge validate` tells a submitter everything to fix. The per-row contract is a pydantic
-model per benchmark (the source of truth for the format); checks that span rows (duplicates,
-unknown or missing items, inconsistent columns) follow.
+Every problem is located by file, line (or Parquet row) and field, so one run of
+`mathjudge validate` tells a submitter what to fix. The per-row contract is a pydantic model
+per benchmark (the source of truth for the format); checks that span rows (duplicates, unknown
+or missing items, inconsistent columns) follow. What is kept is bounded by what is shown: the
+first problems in line order (`MAX_PROBLEMS`; the rest are counted), and valid rows as compact
+columns (item index, run, line, values), so a file of millions of rows fits in memory.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import os
+import stat
+from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 from pydantic import ValidationError
 
 from mathjudge.dataio.sources import sha256_file
-from mathjudge.errors import Problem, ValidationFailed
-from mathjudge.evaluate import columnar
+from mathjudge.errors import Problem, UsageError, ValidationFailed
+from mathjudge.evaluate import columnar, records
 from mathjudge.spec.prediction import PredictionRow
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+MAX_PROBLEMS = 50
+MAX_IGNORED_SHOWN = 20
+_BATCH = 65_536
 
 
 @dataclass(frozen=True)
@@ -54,65 +60,54 @@ class Submission:
 
     @property
     def runs(self) -> int:
-        return len(set(self.table.column("run").to_pylist()))
+        return len(pc.unique(self.table.column("run")))
 
 
-def _format_of(path: Path) -> str | None:
-    return FORMATS.get(path.suffix.lower())
+def max_bytes() -> int:
+    """The size limit for a predictions file ($MATHJUDGE_MAX_SUBMISSION_BYTES, default 1 GiB)."""
+    raw = os.environ.get(MAX_BYTES_ENV)
+    if raw is None:
+        return DEFAULT_MAX_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{MAX_BYTES_ENV}={raw!r}: expected a positive whole number of bytes")
+    return value
 
 
-def _records(path: Path, fmt: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
-    """Yield (line or row number, raw record); unparseable input becomes a Problem."""
+def _check_file(path: Path) -> str:
+    """The file's format; raises on a file that cannot be a submission."""
     name = str(path)
-    if fmt == "jsonl":
-        with path.open(encoding="utf-8", errors="strict") as handle:
-            try:
-                for lineno, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        yield lineno, json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        problems.append(Problem(name, lineno, None, f"not valid JSON ({exc.msg})"))
-            except UnicodeDecodeError as exc:
-                problems.append(Problem(name, None, None, f"not UTF-8 text ({exc.reason})"))
-    elif fmt == "csv":
-        with path.open(encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            try:
-                if not reader.fieldnames or "item_id" not in reader.fieldnames:
-                    problems.append(Problem(name, 1, "item_id", "CSV header has no item_id column"))
-                    return
-                start = reader.line_num + 1
-                for record in reader:
-                    if None in record:
-                        problems.append(
-                            Problem(name, start, None, "more values than header columns")
-                        )
-                    else:
-                        yield start, {k: v for k, v in record.items() if v not in ("", None)}
-                    start = reader.line_num + 1
-            except (csv.Error, UnicodeDecodeError) as exc:
-                problems.append(
-                    Problem(name, reader.line_num, None, f"not parseable as CSV ({exc})")
-                )
-    else:
-        try:
-            table = pq.read_table(path)
-        except (pa.ArrowException, OSError) as exc:
-            problems.append(Problem(name, None, None, f"not parseable as Parquet ({exc})"))
-            return
-        yield from enumerate(table.to_pylist(), start=1)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ValidationFailed([Problem(name, None, None, "file not found")]) from None
+    except OSError as exc:
+        raise ValidationFailed([Problem(name, None, None, f"cannot read ({exc})")]) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO, device or socket"
+        raise ValidationFailed([Problem(name, None, None, f"not a regular file ({kind})")])
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValidationFailed(
+            [Problem(name, None, None, f"unknown format; use one of {', '.join(sorted(FORMATS))}")]
+        )
+    limit = max_bytes()
+    if info.st_size > limit:
+        message = f"file too large: {info.st_size} bytes > limit {limit} ({MAX_BYTES_ENV})"
+        raise ValidationFailed([Problem(name, None, None, message)])
+    return fmt
 
 
-def _row_problems(name: str, line: int, exc: ValidationError, unit: str) -> list[Problem]:
-    out = []
-    for err in exc.errors(include_url=False):
-        field = ".".join(str(part) for part in err["loc"]) or None
-        value = err.get("input")
-        shown = "" if isinstance(value, dict) else f" (got {value!r:.60})"
-        out.append(Problem(name, line, field, f"{err['msg']}{shown}", unit))
-    return out
+def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
+    """Ignored column names as they may be printed: sorted, escaped where odd, at most
+    MAX_IGNORED_SHOWN (then "...")."""
+    shown = sorted(records._field(n) for n in names)
+    if len(shown) > MAX_IGNORED_SHOWN:
+        shown = [*shown[:MAX_IGNORED_SHOWN], "..."]
+    return tuple(shown)
 
 
 def load_submission(
@@ -124,30 +119,9 @@ def load_submission(
 ) -> Submission:
     """Parse and validate `path` against `model` and the dataset's `known_items`.
 
-    Raises ValidationFailed listing every problem; returns only a fully valid submission.
+    Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
-    name = str(path)
-    if not path.is_file():
-        raise ValidationFailed([Problem(name, None, None, "file not found")])
-    fmt = _format_of(path)
-    if fmt is None:
-        raise ValidationFailed(
-            [Problem(name, None, None, f"unknown format; use one of {', '.join(sorted(FORMATS))}")]
-        )
-    limit = int(os.environ.get(MAX_BYTES_ENV, DEFAULT_MAX_BYTES))
-    size = path.stat().st_size
-    if size > limit:
-        raise ValidationFailed(
-            [
-                Problem(
-                    name,
-                    None,
-                    None,
-                    f"file too large: {size} bytes > limit {limit} ({MAX_BYTES_ENV})",
-                )
-            ]
-        )
-
+    fmt = _check_file(path)
     fast = columnar.accept(
         path, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
     )
@@ -159,102 +133,286 @@ def load_submission(
             fields=fast.fields,
             n_items=fast.n_items,
             n_expected=len(known_items),
-            ignored_columns=fast.ignored_columns,
+            ignored_columns=_ignored(fast.ignored_columns),
         )
-
-    unit = "row" if fmt == "parquet" else "line"
-    strict = fmt != "csv"  # CSV cells are text; typed formats must carry the right types
-    fields = model.prediction_fields()
-    # Fields every row must give alike; the per-row optional ones are given where any row has.
-    uniform = tuple(f for f in fields if f not in model.per_row_optional)
-    optional_given: set[str] = set()
-    model_fields = set(model.model_fields)  # a class property that is slow to read per row
-    known = set(known_items)
-    problems: list[Problem] = []
-    rows: list[tuple[int, PredictionRow]] = []
-    extra: Counter[str] = Counter()
-    presence: Counter[frozenset[str]] = Counter()
-    seen: dict[tuple[str, int | None], int] = {}
-    # Where many rows per run are allowed: first line of each (item, run)'s "nothing found"
-    # row, and of its first other row.
-    nothing: dict[tuple[str, int | None], int] = {}
-    something: dict[tuple[str, int | None], int] = {}
-
-    for line, record in _records(path, fmt, problems):
-        if not isinstance(record, dict):
-            problems.append(Problem(name, line, None, "each record must be an object", unit))
-            continue
-        try:
-            row = model.model_validate(record, strict=strict)
-        except ValidationError as exc:
-            problems.extend(_row_problems(name, line, exc, unit))
-            continue
-        extra.update(k for k in record if k not in model_fields)
-        key = (row.item_id, row.run)
-        if model.one_row_per_run:
-            if key in seen:
-                run = "" if row.run is None else f" run {row.run}"
-                problems.append(
-                    Problem(
-                        name,
-                        line,
-                        "item_id",
-                        f"duplicate {row.item_id!r}{run} (first on {unit} {seen[key]})",
-                        unit,
-                    )
-                )
-                continue
-            seen[key] = line
-        if row.item_id not in known:
-            problems.append(
-                Problem(name, line, "item_id", f"unknown item_id {row.item_id!r}", unit)
-            )
-            continue
-        if not model.one_row_per_run:
-            clash = _nothing_clash(row, line, unit, nothing, something)
-            if clash:
-                problems.append(Problem(name, line, clash[0], clash[1], unit))
-                continue
-        presence[frozenset(f for f in uniform if getattr(row, f) is not None)] += 1
-        optional_given.update(f for f in model.per_row_optional if getattr(row, f) is not None)
-        rows.append((line, row))
-
-    if not rows and not problems:
-        problems.append(Problem(name, None, None, "no predictions in file"))
-    problems += _consistency_problems(name, rows, presence, unit)
-    submitted = {row.item_id for _, row in rows}
-    missing = [item for item in known_items if item not in submitted]
-    if missing and rows and not allow_partial:
-        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-        problems.append(
-            Problem(
-                name,
-                None,
-                "item_id",
-                f"{len(missing)} item(s) have no prediction: {shown} "
-                "(use --allow-partial to score the answered items only)",
-            )
-        )
-    if problems:
-        located = sorted((p for p in problems if p.line is not None), key=lambda p: p.line or 0)
-        raise ValidationFailed(located + [p for p in problems if p.line is None])
-
-    given = tuple(f for f in fields if f in next(iter(presence)) | optional_given)
-    columns: dict[str, pa.Array] = {
-        "item_id": pa.array([r.item_id for _, r in rows], pa.string()),
-        "run": pa.array([r.run or 0 for _, r in rows], pa.int32()),
-    }
-    for field in given:
-        columns[field] = pa.array([getattr(r, field) for _, r in rows], model.arrow_types[field])
+    checker = _RowChecker(str(path), model, known_items, fmt)
+    try:
+        checker.run(_records(path, fmt, model, checker))
+    except OSError as exc:
+        raise ValidationFailed([Problem(str(path), None, None, f"cannot read ({exc})")]) from None
+    table, fields, n_items = checker.result(allow_partial)
     return Submission(
         path=path,
         sha256=sha256_file(path),
-        table=pa.table(columns),
-        fields=given,
-        n_items=len(submitted),
-        n_expected=len(known),
-        ignored_columns=tuple(sorted(extra)),
+        table=table,
+        fields=fields,
+        n_items=n_items,
+        n_expected=len(known_items),
+        ignored_columns=_ignored(checker.extra),
     )
+
+
+def _records(
+    path: Path, fmt: str, model: type[PredictionRow], checker: _RowChecker
+) -> Iterator[tuple[int, Any]]:
+    if fmt == "jsonl":
+        return records.jsonl(path, checker.report)
+    if fmt == "csv":
+        return records.csv_rows(path, checker.report)
+    return records.parquet_rows(path, set(model.model_fields), checker.report, checker.note_extra)
+
+
+class _Capped:
+    """Problems of one kind in line order: the first MAX_PROBLEMS kept, the rest counted."""
+
+    def __init__(self) -> None:
+        self.kept: list[Problem] = []
+        self.more = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self.kept) >= MAX_PROBLEMS
+
+    def add(self, problem: Problem) -> None:
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(problem)
+        else:
+            self.more += 1
+
+
+class _RowChecker:
+    """One pass over the records: per-row validation, then the checks across rows."""
+
+    def __init__(
+        self, name: str, model: type[PredictionRow], known_items: list[str], fmt: str
+    ) -> None:
+        self.name, self.model = name, model
+        self.unit = "row" if fmt == "parquet" else "line"
+        self.strict = fmt != "csv"  # CSV cells are text; typed formats must carry the types
+        self.known_items = known_items
+        self.index = {item: i for i, item in enumerate(known_items)}
+        self.fields = model.prediction_fields()
+        # Fields every row must give alike; the per-row optional ones are given where any row has.
+        self.uniform = tuple(f for f in self.fields if f not in model.per_row_optional)
+        self.optional_given: set[str] = set()
+        self.model_fields = set(model.model_fields)  # a class property that is slow per row
+        self.rows = _Columns(model, self.fields)
+        self.extra: set[str] = set()
+        self.row_problems = _Capped()  # in line order as they come
+        self.file_problems: list[Problem] = []
+        # Field signature -> row count and its first lines; rows with / without a run.
+        self.presence: Counter[frozenset[str]] = Counter()
+        self.presence_lines: dict[frozenset[str], list[int]] = {}
+        self.run_given = Counter[bool]()
+        self.run_lines: dict[bool, list[int]] = {True: [], False: []}
+        # Where many rows per run are allowed: first line of each (item, run)'s "nothing
+        # found" row, and of its first other row.
+        self.nothing: dict[tuple[str, int | None], int] = {}
+        self.something: dict[tuple[str, int | None], int] = {}
+
+    def report(self, problem: Problem) -> None:
+        if problem.line is None:
+            self.file_problems.append(problem)
+        else:
+            self.row_problems.add(problem)
+
+    def note_extra(self, column: str) -> None:
+        self.extra.add(column)
+
+    def run(self, source: Iterator[tuple[int, Any]]) -> None:
+        for line, record in source:
+            self._one(line, record)
+
+    def _one(self, line: int, record: Any) -> None:
+        name, unit, model = self.name, self.unit, self.model
+        if not isinstance(record, dict):
+            self.report(Problem(name, line, None, "each record must be an object", unit))
+            return
+        try:
+            row = model.model_validate(record, strict=self.strict)
+        except ValidationError as exc:
+            if self.row_problems.full:  # counted only: formatting them costs most of the time
+                self.row_problems.more += exc.error_count()
+                return
+            for problem in _row_problems(name, line, exc, unit):
+                self.report(problem)
+            return
+        for key in record:
+            if len(self.extra) > MAX_IGNORED_SHOWN:
+                break  # enough to show; a file's odd keys must not fill memory
+            if key not in self.model_fields:
+                self.extra.add(key)
+        item = self.index.get(row.item_id)
+        if item is None:
+            message = f"unknown item_id {records.shown(row.item_id)}"
+            self.report(Problem(name, line, "item_id", message, unit))
+            return
+        if not model.one_row_per_run:
+            clash = _nothing_clash(row, line, unit, self.nothing, self.something)
+            if clash:
+                self.report(Problem(name, line, clash[0], clash[1], unit))
+                return
+        given = frozenset(f for f in self.uniform if getattr(row, f) is not None)
+        self.presence[given] += 1
+        _first_lines(self.presence_lines.setdefault(given, []), line)
+        has_run = row.run is not None
+        self.run_given[has_run] += 1
+        _first_lines(self.run_lines[has_run], line)
+        self.optional_given.update(f for f in model.per_row_optional if getattr(row, f) is not None)
+        self.rows.add(line, item, row)
+
+    def result(self, allow_partial: bool) -> tuple[pa.Table, tuple[str, ...], int]:
+        """The validated table, the fields given and the items answered; raises on problems."""
+        name, unit = self.name, self.unit
+        located = [self.row_problems]
+        if self.model.one_row_per_run:
+            located.append(self.rows.duplicates(name, unit, self.known_items))
+        located += self._consistency()
+        submitted = self.rows.items()
+        file_level = list(self.file_problems)
+        if not self.rows.count and not any(c.kept for c in located) and not file_level:
+            file_level.append(Problem(name, None, None, "no predictions in file"))
+        missing = [item for i, item in enumerate(self.known_items) if i not in submitted]
+        if missing and self.rows.count and not allow_partial:
+            listed = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            file_level.append(
+                Problem(
+                    name,
+                    None,
+                    "item_id",
+                    f"{len(missing)} item(s) have no prediction: {listed} "
+                    "(use --allow-partial to score the answered items only)",
+                )
+            )
+        kept = sorted((p for c in located for p in c.kept), key=lambda p: p.line or 0)
+        omitted = sum(c.more for c in located) + max(len(kept) - MAX_PROBLEMS, 0)
+        if kept or file_level or omitted:
+            shown = kept[:MAX_PROBLEMS] + file_level
+            raise ValidationFailed(shown, limit=len(shown), omitted=omitted)
+        usual = next(iter(self.presence))
+        given = tuple(f for f in self.fields if f in usual | self.optional_given)
+        return self.rows.table(given, self.known_items), given, len(submitted)
+
+    def _consistency(self) -> list[_Capped]:
+        """Every row must give the same prediction fields, and runs must be all-or-nothing:
+        the odd rows out are named (not the many that agree)."""
+        out = []
+        if len(self.presence) > 1:
+            usual = self.presence.most_common(1)[0][0]
+            which = ", ".join(sorted(usual)) or "none"
+            odd = _Capped()
+            for given, count in self.presence.items():
+                if given == usual:
+                    continue
+                differ = ",".join(sorted(usual - given) or sorted(given - usual))
+                lines = self.presence_lines[given]
+                for line in lines:
+                    message = f"fields differ from most rows (which give {which})"
+                    odd.add(Problem(self.name, line, differ, message, self.unit))
+                odd.more += count - len(lines)
+            out.append(odd)
+        if self.run_given[True] and self.run_given[False]:
+            odd = _Capped()
+            minority = self.run_given[True] < self.run_given[False]
+            message = (
+                "a run given here, but most rows give none: give a run on every row or none"
+                if minority
+                else "missing: other rows give a run"
+            )
+            lines = self.run_lines[minority]
+            for line in lines:
+                odd.add(Problem(self.name, line, "run", message, self.unit))
+            odd.more += self.run_given[minority] - len(lines)
+            out.append(odd)
+        return out
+
+
+def _first_lines(lines: list[int], line: int) -> None:
+    if len(lines) < MAX_PROBLEMS:
+        lines.append(line)
+
+
+class _Columns:
+    """Valid rows as compact columns: item index into the known items, run (-1: none), line,
+    and each prediction field's values, moved into Arrow every _BATCH rows."""
+
+    def __init__(self, model: type[PredictionRow], fields: tuple[str, ...]) -> None:
+        self.model, self.fields = model, fields
+        self.item = array("q")
+        self.run = array("q")
+        self.line = array("q")
+        self.pending: dict[str, list[Any]] = {f: [] for f in fields}
+        self.chunks: dict[str, list[pa.Array]] = {f: [] for f in fields}
+        self.count = 0
+
+    def add(self, line: int, item: int, row: PredictionRow) -> None:
+        self.item.append(item)
+        self.run.append(-1 if row.run is None else row.run)
+        self.line.append(line)
+        for field in self.fields:
+            self.pending[field].append(getattr(row, field))
+        self.count += 1
+        if self.count % _BATCH == 0:
+            self._flush()
+
+    def _flush(self) -> None:
+        for field, values in self.pending.items():
+            if values:
+                self.chunks[field].append(pa.array(values, self.model.arrow_types[field]))
+                values.clear()
+
+    def items(self) -> set[int]:
+        return set(np.unique(np.frombuffer(self.item, dtype=np.int64)).tolist())
+
+    def duplicates(self, name: str, unit: str, known: list[str]) -> _Capped:
+        """Rows repeating an earlier row's (item_id, run), each naming the first one."""
+        found = _Capped()
+        if not self.count:
+            return found
+        items = np.frombuffer(self.item, dtype=np.int64)
+        runs = np.frombuffer(self.run, dtype=np.int64)
+        lines = np.frombuffer(self.line, dtype=np.int64)
+        keys = (runs + 1) * len(known) + items
+        order = np.argsort(keys, kind="stable")  # rows of a key stay in line order
+        ordered = keys[order]
+        repeat = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+        if not len(repeat):
+            return found
+        starts = np.r_[True, ordered[1:] != ordered[:-1]]
+        first_of = np.maximum.accumulate(np.where(starts, np.arange(len(ordered)), 0))
+        repeat_lines = lines[order[repeat]]
+        for i in repeat[np.argsort(repeat_lines, kind="stable")[:MAX_PROBLEMS]]:
+            first = order[first_of[i]]
+            run = "" if runs[first] < 0 else f" run {runs[first]}"
+            item = records.shown(known[items[first]])
+            message = f"duplicate {item}{run} (first on {unit} {lines[first]})"
+            found.add(Problem(name, int(lines[order[i]]), "item_id", message, unit))
+        found.more = max(len(repeat) - MAX_PROBLEMS, 0)
+        return found
+
+    def table(self, given: tuple[str, ...], known: list[str]) -> pa.Table:
+        self._flush()
+        items = pa.array(np.frombuffer(self.item, dtype=np.int64))
+        runs = np.frombuffer(self.run, dtype=np.int64)
+        columns: dict[str, Any] = {
+            "item_id": pa.array(known, pa.string()).take(items),
+            "run": pa.array(np.maximum(runs, 0).astype(np.int32)),
+        }
+        for field in given:
+            columns[field] = pa.chunked_array(
+                self.chunks[field], self.model.arrow_types[field]
+            ).combine_chunks()
+        return pa.table(columns)
+
+
+def _row_problems(name: str, line: int, exc: ValidationError, unit: str) -> list[Problem]:
+    out = []
+    for err in exc.errors(include_url=False):
+        field = ".".join(str(part) for part in err["loc"]) or None
+        value = err.get("input")
+        value_text = "" if isinstance(value, dict) else f" (got {records.shown(value)})"
+        out.append(Problem(name, line, field, f"{err['msg']}{value_text}", unit))
+    return out
 
 
 def _nothing_clash(
@@ -288,34 +446,3 @@ def _nothing_clash(
             )
         something.setdefault(key, line)
     return None
-
-
-def _consistency_problems(
-    name: str,
-    rows: list[tuple[int, PredictionRow]],
-    presence: Counter[frozenset[str]],
-    unit: str,
-) -> list[Problem]:
-    """Every row must give the same prediction fields, and runs must be all-or-nothing."""
-    problems = []
-    if len(presence) > 1:
-        usual = presence.most_common(1)[0][0]
-        for line, row in rows:
-            given = {f for f in usual | set().union(*presence) if getattr(row, f) is not None}
-            if given != usual:
-                lacking = sorted(usual - given) or sorted(given - usual)
-                problems.append(
-                    Problem(
-                        name,
-                        line,
-                        ",".join(lacking),
-                        f"fields differ from most rows (which give {', '.join(sorted(usual))})",
-                        unit,
-                    )
-                )
-    with_run = sum(1 for _, r in rows if r.run is not None)
-    if 0 < with_run < len(rows):
-        for line, row in rows:
-            if row.run is None:
-                problems.append(Problem(name, line, "run", "missing: other rows give a run", unit))
-    return problems

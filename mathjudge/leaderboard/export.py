@@ -51,6 +51,7 @@ def export_data(store: Path, data_dir: Path) -> Path:
             bench.downloads = download_names(bench.name)
             view = {**bench.model_dump(mode="json"), "presentation": bench.presentation}
             bench.items = export_items(view, con, data_dir)
+        write_meta(con, document, data_dir)
     leaderboard = json.loads(document.model_dump_json())
     for bench in leaderboard["benchmarks"]:
         rows = long_rows(bench["submissions"])
@@ -127,6 +128,18 @@ def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def write_meta(con: Any, document: LeaderboardDocument, data_dir: Path) -> None:
+    """Each shown submission's whole meta as its own JSON file (`meta_file`), linked from the
+    pages, which show only a bounded summary."""
+    wanted = {sub.id: sub.meta_file for bench in document.benchmarks for sub in bench.submissions}
+    wanted = {sid: path for sid, path in wanted.items() if path}
+    if not wanted:
+        return
+    (data_dir / "meta").mkdir(exist_ok=True)
+    for sid, meta in read.submission_meta(con, list(wanted)).items():
+        _write_atomic(data_dir / wanted[sid], _to_json(meta))
 
 
 def long_rows(submissions: list[dict[str, Any]]) -> list[dict[str, Any]]:

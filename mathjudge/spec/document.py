@@ -39,7 +39,8 @@ class Submission(_Model):
     dataset_version: str
     content_hash: str
     judge: str
-    meta: dict[str, Any]
+    meta: dict[str, str]  # a bounded summary (`display.summary`); the whole meta: `meta_file`
+    meta_file: str | None = None  # under the site's data/ folder
     sha256: str
     created: str  # ISO 8601, UTC
     partial: bool

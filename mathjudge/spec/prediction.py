@@ -8,6 +8,8 @@ from typing import ClassVar
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+RUN_MAX = 2**31 - 1  # runs are stored as 32-bit integers
+
 
 class PredictionRow(BaseModel):
     """Fields every benchmark's prediction row has; subclasses add the prediction fields."""
@@ -15,7 +17,7 @@ class PredictionRow(BaseModel):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
 
     item_id: str = Field(min_length=1)
-    run: int | None = Field(default=None, ge=0, description="run index, for ensembles")
+    run: int | None = Field(default=None, ge=0, le=RUN_MAX, description="run index, for ensembles")
 
     # Arrow type of each prediction field in the validated table.
     arrow_types: ClassVar[dict[str, pa.DataType]] = {}

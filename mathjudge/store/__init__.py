@@ -16,7 +16,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
+from mathjudge.store.lock import open_store
 
 SCHEMA_VERSION = 2
 SCHEMA = """
@@ -83,14 +85,19 @@ CREATE TABLE IF NOT EXISTS documents (
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """The store, once no other process holds it (see `store_lock`); created if missing."""
     if read_only:
-        return duckdb.connect(str(path), read_only=True)
+        return open_store(path, read_only=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path))
-    con.execute(SCHEMA)
-    con.execute(
-        "INSERT OR REPLACE INTO store_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-    )
+    con = open_store(path, read_only=False)
+    try:
+        con.execute(SCHEMA)
+        con.execute(
+            "INSERT OR REPLACE INTO store_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+        )
+    except duckdb.Error as exc:
+        con.close()
+        raise MathJudgeError(f"{path}: not a mathjudge results store ({exc})") from None
     return con
 
 
@@ -106,6 +113,9 @@ def save_many(path: Path, results: list[EvaluationResult]) -> list[str]:
     try:
         ids = [_insert(con, result) for result in results]
         con.execute("COMMIT")
+    except duckdb.Error as exc:
+        con.execute("ROLLBACK")
+        raise MathJudgeError(f"{path}: could not save to the results store ({exc})") from None
     except BaseException:
         con.execute("ROLLBACK")
         raise

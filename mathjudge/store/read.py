@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.store.lock import open_store, read_snapshot
 
 LATEST = """
     SELECT * FROM submissions
@@ -41,14 +42,13 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @contextmanager
-def reading(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection; a missing file or one that is no store is the user's error."""
+def reading(path: Path, *, snapshot: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection, once no writer holds the store (see `store.lock`); with
+    `snapshot`, an in-memory copy, so a long reader (ranking every judge) holds the store's lock
+    only while copying. A missing file or one that is no store is the user's error."""
     if not path.is_file():
         raise MathJudgeError(f"{path}: no results store here; run `mathjudge evaluate` first")
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        raise MathJudgeError(f"{path}: cannot read as a mathjudge results store ({exc})") from exc
+    con = read_snapshot(path) if snapshot else open_store(path, read_only=True)
     try:
         yield con
     except duckdb.Error as exc:
@@ -118,6 +118,14 @@ def transcribed_ids(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
         [source],
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def submission_meta(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The whole meta object of each of these submissions."""
+    rows = con.execute(
+        "SELECT id, meta FROM submissions WHERE id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    return {sid: json.loads(meta) if meta else {} for sid, meta in rows}
 
 
 def load_predictions(

@@ -73,6 +73,7 @@ _PERMISSIVE = re.compile(r"cc0-1\.0|cc-by(?:-sa)?-\d\.\d|public-domain")
 _ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")
 _VERSION = re.compile(r"v[1-9]\d*")
 
+NULLABLE_KEYS = ("Location of Error", "Liscence")  # null reads as empty
 UPSTREAM_KEYS = (
     "arxiv_id",
     "version",
@@ -144,6 +145,11 @@ def paper(row: dict[str, Any]) -> dict[str, Any]:
     missing = [key for key in UPSTREAM_KEYS if key not in row]
     if missing:
         raise ValueError(f"missing field(s) {', '.join(missing)}")
+    not_text = [
+        key for key in UPSTREAM_KEYS if key not in NULLABLE_KEYS and not isinstance(row[key], str)
+    ] + [key for key in NULLABLE_KEYS if not isinstance(row[key], str | None)]
+    if not_text:
+        raise ValueError(f"field(s) {', '.join(not_text)} must be text")
     arxiv_id, version = row["arxiv_id"], row["version"]
     if not isinstance(arxiv_id, str) or not _ARXIV_ID.fullmatch(arxiv_id):
         raise ValueError(f"arxiv_id {arxiv_id!r} is not a new-style arXiv id")
@@ -181,6 +187,9 @@ def papers(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from 1) and its paper, before the build fails."""
     rows, errors = [], []
     for i, row in enumerate(raw, start=1):
+        if not isinstance(row, dict):
+            errors.append(f"line {i}: not a JSON object")
+            continue
         try:
             rows.append(paper(row))
         except ValueError as exc:

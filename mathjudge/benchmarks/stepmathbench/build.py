@@ -17,7 +17,7 @@ import datasets
 from datasets import ClassLabel, List, Value
 
 from mathjudge.dataio.cards import render_card_body
-from mathjudge.dataio.jsonfiles import read_jsonl
+from mathjudge.dataio.jsonfiles import expect, read_jsonl
 from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
@@ -105,9 +105,31 @@ def eq1_score(problem_type: str, labels: list[str]) -> int:
     return round(10 * sum(ok) / n)
 
 
+# Upstream fields and their JSON types (None: may be null); checked before any is used, so a
+# missing or null field is a located error (file:line [field]), not a KeyError or TypeError.
+QUESTION_FIELDS = {
+    "id": (str,), "question": (str,), "type": (str,), "level": (int,), "category": (list,),
+    "constraint": (str, None), "answers": (list, None),
+}  # fmt: skip
+SOLUTION_FIELDS = {
+    "uid": (str,), "id": (str,), "model": (str,), "question": (str,), "model_output": (str,),
+    "gold_step": (list,), "gold_step_score": (list,), "type": (str,), "level": (int,),
+    "category": (list,), "gold_score": (int,), "gold_score_01": (int,), "answers": (list, None),
+}  # fmt: skip
+
+
+def _typed(raw: list[Any], fields: dict[str, tuple[type | None, ...]]) -> list[dict[str, Any]]:
+    for row in raw:
+        if not isinstance(row, dict):
+            raise MathJudgeError(f"{getattr(row, 'where', 'a row')}: not a JSON object")
+        for key, kinds in fields.items():
+            expect(row, key, *kinds)
+    return raw
+
+
 def _problems(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     problems = []
-    for row in raw:
+    for row in _typed(raw, QUESTION_FIELDS):
         if row["type"] not in TYPES:
             raise MathJudgeError(f"question.jsonl {row['id']}: unknown type {row['type']!r}")
         problems.append(
@@ -129,7 +151,7 @@ def _solutions(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Solution rows plus the ids whose stored gold_score disagrees with Eq. (1)."""
     rows, disagreements, errors = [], [], []
-    for row in raw:
+    for row in _typed(raw, SOLUTION_FIELDS):
         uid = row["uid"]
         problem = problems.get(row["id"])
         if problem is None:

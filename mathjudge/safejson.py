@@ -1,0 +1,101 @@
+"""JSON from untrusted files, parsed so that no input can crash or flood the process.
+
+`json.loads` alone accepts duplicate keys (the last one silently wins), recurses once per
+nesting level and turns a 5,000-digit number into a ValueError of its own. Here every value is
+parsed with: a nesting limit checked on the raw bytes *before* parsing, duplicate keys
+rejected, integers outside 64 bits rejected, and every failure raised as `JsonProblem` with the
+field (top-level key) it concerns where there is one, for the caller to locate by file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+MAX_DEPTH = 64
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_BRACKETS = b"[]{}\n"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class JsonProblem(ValueError):
+    """Why a JSON text was refused; `field` is the key concerned, if any."""
+
+    def __init__(self, message: str, field: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        # The key as it may be printed: odd or long keys escaped and cut.
+        if field is not None and not (field.isprintable() and len(field) <= 60):
+            field = repr(field)[:60]
+        self.field = field
+        self.line = line  # within the text, where the JSON parser says
+
+
+def max_depth(data: bytes) -> int:
+    """The deepest bracket nesting of any line of `data`, brackets inside strings ignored.
+
+    Strings are matched within a line only, so an unterminated one hides nothing: its
+    brackets still count, which can only overstate the depth. The scan runs in C and numpy.
+    """
+    kept = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if not kept.strip(b"\n"):
+        return 0
+    codes = np.frombuffer(kept, dtype=np.uint8)
+    steps = np.isin(codes, (ord("["), ord("{"))).astype(np.int64)
+    steps -= np.isin(codes, (ord("]"), ord("}")))
+    level = np.cumsum(steps)
+    newline = codes == ord("\n")
+    # Depth counts from the start of each line: subtract the level at the last newline.
+    last = np.maximum.accumulate(np.where(newline, np.arange(len(codes)), -1))
+    base = np.where(last >= 0, level[np.maximum(last, 0)], 0)
+    return int((level - base).max())
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise JsonProblem("key given twice in one object", key)
+        if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+            digits = str(value)
+            shown = digits if len(digits) <= 24 else digits[:20] + "..."
+            raise JsonProblem(f"integer {shown} is outside the 64-bit range", key)
+        # "\ud800" escapes decode to text that no UTF-8 writer (Arrow, DuckDB) accepts.
+        if not key.isascii() and _SURROGATE.search(key):
+            raise JsonProblem(_SURROGATE_PROBLEM, key)
+        if type(value) is str and not value.isascii() and _SURROGATE.search(value):
+            raise JsonProblem(_SURROGATE_PROBLEM, key)
+        out[key] = value
+    return out
+
+
+_SURROGATE_PROBLEM = "text with an unpaired surrogate escape (\\ud800-\\udfff)"
+# One decoder for every call: json.loads builds a new one per call when given hooks.
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+
+
+def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
+    """One JSON value from UTF-8 bytes (a leading BOM is the caller's to strip)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonProblem(
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+        ) from None
+    if raw.count(b"[") + raw.count(b"{") > depth and max_depth(raw) > depth:
+        raise JsonProblem(f"nested deeper than {depth} levels")
+    try:
+        return _DECODER.decode(text)
+    except JsonProblem:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JsonProblem(f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+    except ValueError:  # int() refuses literals of thousands of digits
+        raise JsonProblem("an integer too long to read (far outside the 64-bit range)") from None
+    except RecursionError:  # unreachable after the depth check; kept as a last guard
+        raise JsonProblem(f"nested deeper than {depth} levels") from None

@@ -1,0 +1,118 @@
+"""Opening the results store when other processes may hold it.
+
+DuckDB lets one process write a database file, or any number read it, and refuses a connection
+that would conflict ("Could not set lock on file") at once. Two `evaluate`s, or an `evaluate`
+and a `leaderboard build`, started together would then lose a result that took minutes to
+compute. Every opening of the store here waits for the lock instead, retrying with backoff up
+to a bounded time ($MATHJUDGE_STORE_LOCK_TIMEOUT seconds, default 60), and then fails with a
+message naming the store. Any other failure (a file that is not a DuckDB database) is a
+`MathJudgeError` naming the store, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+from mathjudge.errors import MathJudgeError, UsageError
+
+LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 60.0
+_FIRST_WAIT_S, _LONGEST_WAIT_S = 0.05, 1.0
+
+
+def lock_timeout() -> float:
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if raw is None:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"{LOCK_TIMEOUT_ENV}={raw!r}: expected a number of seconds (0 or more)")
+    return value
+
+
+def _is_lock_conflict(exc: duckdb.Error) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def open_store(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A connection to the store at `path`, waiting while another process holds its lock."""
+    timeout = lock_timeout()
+    deadline = time.monotonic() + timeout
+    wait = _FIRST_WAIT_S
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.Error as exc:
+            if not _is_lock_conflict(exc):
+                raise MathJudgeError(
+                    f"{path}: cannot read as a mathjudge results store ({_first_line(exc)})"
+                ) from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                written = "" if read_only else "; nothing was written to it"
+                raise MathJudgeError(
+                    f"{path}: the results store is in use by another process and stayed locked "
+                    f"for {timeout:g} s{written}. Try again when that is done, or wait longer "
+                    f"with {LOCK_TIMEOUT_ENV}=SECONDS"
+                ) from None
+            if wait == _FIRST_WAIT_S:  # say once why the command seems to hang
+                print(f"waiting for {path}: another process is using it", file=sys.stderr)
+            time.sleep(min(wait, left))
+            wait = min(wait * 2, _LONGEST_WAIT_S)
+
+
+STORE_TABLES = ("store_info", "submissions", "scores", "item_predictions", "datasets", "documents")
+
+
+def read_snapshot(path: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory copy of the store's tables. A reader that takes minutes (the leaderboard
+    ranks every judge) holds the store's lock only while copying, so writers wait seconds."""
+    source = open_store(path, read_only=True)
+    try:
+        listed = source.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        present = {r[0] for r in listed}
+        tables = {
+            t: source.execute(f"SELECT * FROM {t}").to_arrow_table()
+            for t in STORE_TABLES
+            if t in present  # stores written before a table existed lack it
+        }
+    except duckdb.Error as exc:
+        raise MathJudgeError(
+            f"{path}: cannot read as a mathjudge results store ({_first_line(exc)})"
+        ) from None
+    finally:
+        source.close()
+    copy = duckdb.connect()
+    for name, table in tables.items():
+        copy.register("snapshot_table", table)
+        copy.execute(f"CREATE TABLE {name} AS SELECT * FROM snapshot_table")
+        copy.unregister("snapshot_table")
+    return copy
+
+
+def check_store_path(path: Path) -> None:
+    """Fail early, before minutes of scoring, on a store path DuckDB cannot open: an existing
+    file that is not a DuckDB database (its magic bytes) or something that is not a file."""
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise MathJudgeError(f"{path}: the results store must be a file (a DuckDB database)")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(12)
+    except OSError as exc:
+        raise MathJudgeError(f"{path}: cannot read the results store ({exc})") from None
+    if head[8:12] != b"DUCK":
+        raise MathJudgeError(f"{path}: not a DuckDB database, so not a mathjudge results store")
