@@ -35,7 +35,7 @@ def datasets(workdir: Path) -> Path:
     out = workdir / "datasets"
     for name in fuzzing.BENCHMARKS:
         if not (out / name / "manifest.json").is_file():
-            write_dataset(get(name).builder_module().build(None), out)
+            write_dataset(get(name).builder().build(None), out)
     return out
 
 

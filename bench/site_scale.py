@@ -3,8 +3,8 @@
 Setup (not timed, cached in the workdir): builds StepMathBench, the Open Proof Corpus and
 ArxivMathGradingBench from `MATHJUDGE_MIRROR`, scores `--judges` synthetic judges of varying
 quality on each (B = `--bootstrap`), and imports the papers' reported tables. Measured:
-`build_site` with the datasets (export incl. rank intervals and item explorer data, plots,
-every page), the overview page's size (plots are separate files, so excluded by construction)
+`publish_site` (the leaderboard document with rank intervals, then the export incl. item
+explorer data, plots, every page; no datasets needed), the overview page's size (plots are separate files, so excluded by construction)
 and the size of the whole site.
 
 Baseline: the straightforward way to get tie groups with the existing machinery is one
@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow.parquet as pq
 
+from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.benchmarks.arxivmathgradingbench import build as arxivmathgradingbench
 from mathjudge.benchmarks.opc import build as opc
@@ -39,8 +39,8 @@ from mathjudge.evaluate.compare import compare
 from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.evaluate.ranks import rank_benchmark
 from mathjudge.evaluate.reported import import_reported
-from mathjudge.leaderboard.export import read_store
 from mathjudge.site import publish_site
+from mathjudge.store import read
 
 BUILDERS = {
     "stepmathbench": (stepmathbench, "solutions"),
@@ -108,15 +108,15 @@ def setup(workdir: Path, mirror: Path, n_judges: int, n_boot: int) -> tuple[Path
     return datasets, store
 
 
-def time_ranks(store: Path, datasets: Path) -> dict[str, float]:
-    doc = read_store(store)
+def time_ranks(store: Path) -> dict[str, float]:
     out = {}
-    with duckdb.connect(str(store), read_only=True) as con:
-        for bench in doc["benchmarks"]:
-            if bench["name"] in ("stepmathbench", "opc"):
-                started = time.perf_counter()
-                rank_benchmark(bench["name"], bench["submissions"], con, datasets)
-                out[bench["name"]] = time.perf_counter() - started
+    with read.reading(store) as con:
+        subs = read.latest_submissions(con)
+        for name in ("stepmathbench", "opc"):
+            mine = [s for s in subs if s["benchmark"] == name]
+            started = time.perf_counter()
+            rank_benchmark(registry.get(name), mine, con)
+            out[name] = time.perf_counter() - started
     return out
 
 
@@ -158,7 +158,7 @@ def main() -> None:
     site_mb = sum(p.stat().st_size for p in files) / 2**20
     pages = sum(p.suffix == ".html" for p in files)
 
-    ours = time_ranks(store, datasets)
+    ours = time_ranks(store)
     theirs = time_pairwise(store, datasets, args.judges, args.baseline_pairs, args.bootstrap)
 
     def verdict(ok: bool) -> str:

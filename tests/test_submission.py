@@ -266,7 +266,7 @@ def test_nested_and_bracketed_ignored_columns_take_either_path_alike(
         for item in ALL[:30]
     ]
     path = write_jsonl(tmp_path / "p.jsonl", rows)
-    model = registry.get("stepmathbench").scorer_module().Prediction
+    model = registry.get("stepmathbench").scorer().prediction
     assert columnar.accept(path, "jsonl", model, pa.array(ALL), allow_partial=True) is not None
     fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
     assert fast.table.equals(slow.table)
