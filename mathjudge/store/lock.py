@@ -84,7 +84,7 @@ def read_snapshot(path: Path) -> duckdb.DuckDBPyConnection:
         listed = source.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         present = {r[0] for r in listed}
         tables = {
-            t: source.execute(f"SELECT * FROM {t}").to_arrow_table()
+            t: source.sql(f"SELECT * FROM {t}").to_arrow_table()
             for t in STORE_TABLES
             if t in present  # stores written before a table existed lack it
         }
