@@ -2,7 +2,7 @@
 
 Each reader yields (line or Parquet row number, record dict) and reports what it cannot read as
 a located `Problem` instead: bytes that are not UTF-8 (with line and column), JSON that is not
-an object, nested too deep, with a key given twice or an integer beyond 64 bits, a CSV header
+an object, nested too deep, with a key given twice or an unpaired surrogate escape, a CSV header
 that names a column twice, a Parquet value that does not convert. A UTF-8 byte order mark is
 accepted at the start of a JSONL or CSV file, as Arrow's readers accept it.
 """
