@@ -59,17 +59,33 @@ def max_depth(data: bytes) -> int:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JsonProblem("key given twice in one object", key)
-        # "\ud800" escapes decode to text that no UTF-8 writer (Arrow, DuckDB) accepts.
-        if not key.isascii() and _SURROGATE.search(key):
-            raise JsonProblem(_SURROGATE_PROBLEM, key)
-        if type(value) is str and not value.isascii() and _SURROGATE.search(value):
-            raise JsonProblem(_SURROGATE_PROBLEM, key)
-        out[key] = value
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JsonProblem("key given twice in one object", key)
+            seen.add(key)
     return out
+
+
+def _surrogates(value: Any, field: str | None = None) -> None:
+    """Refuse text holding an unpaired surrogate: "\\ud800" escapes decode to text that no
+    UTF-8 writer (Arrow, DuckDB) accepts. Only escapes can make one, so only texts with a
+    `\\u` escape are walked."""
+    stack = [(value, field)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                raise JsonProblem(_SURROGATE_PROBLEM, where)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if not key.isascii() and _SURROGATE.search(key):
+                    raise JsonProblem(_SURROGATE_PROBLEM, where or key)
+                stack.append((inner, where or key))
+        elif isinstance(item, list):
+            stack.extend((inner, where) for inner in item)
 
 
 def _long_integer(literal: str) -> int | float:
@@ -98,11 +114,14 @@ def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
         raise JsonProblem(f"nested deeper than {depth} levels")
     try:
         try:
-            return _DECODER.decode(text)
+            value = _DECODER.decode(text)
         except (JsonProblem, json.JSONDecodeError):
             raise
         except ValueError:  # int() refuses literals of thousands of digits
-            return _LONG_INTEGERS.decode(text)
+            value = _LONG_INTEGERS.decode(text)
+        if b"\\u" in raw:
+            _surrogates(value)
+        return value
     except JsonProblem:
         raise
     except json.JSONDecodeError as exc:
