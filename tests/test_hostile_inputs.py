@@ -1,4 +1,4 @@
-"""Files that crashed or fooled the evaluator (issue 12), each now a clean exit with a located
+"""Files that crashed or fooled the evaluator, each now a clean exit with a located
 message. The small ones are in tests/fixtures/hostile/; the big ones are generated here."""
 
 from __future__ import annotations
