@@ -81,7 +81,7 @@ def read_snapshot(path: Path) -> duckdb.DuckDBPyConnection:
     ranks every judge) holds the store's lock only while copying, so writers wait seconds."""
     source = open_store(path, read_only=True)
     try:
-        tables = {t: source.execute(f"SELECT * FROM {t}").to_arrow_table() for t in STORE_TABLES}
+        tables = {t: source.sql(f"SELECT * FROM {t}").to_arrow_table() for t in STORE_TABLES}
     except duckdb.Error as exc:
         raise MathJudgeError(
             f"{path}: cannot read as a mathjudge results store ({_first_line(exc)})"
