@@ -2,9 +2,12 @@
 
 `json.loads` alone accepts duplicate keys (the last one silently wins), recurses once per
 nesting level and turns a 5,000-digit number into a ValueError of its own. Here every value is
-parsed with: a nesting limit checked on the raw bytes *before* parsing, duplicate keys
-rejected, integers outside 64 bits rejected, and every failure raised as `JsonProblem` with the
-field (top-level key) it concerns where there is one, for the caller to locate by file and line.
+parsed with: a nesting limit checked on the raw bytes *before* parsing, duplicate keys and
+unpaired surrogate escapes rejected, integers of thousands of digits read as (infinite) floats
+as Arrow reads them, and every failure raised as `JsonProblem` with the key it concerns where
+there is one, for the caller to locate by file and line. Ranges are the models' business: a
+`run` beyond 32 bits is refused by the prediction model, an unused huge number is ignored,
+as the columnar fast path ignores it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from typing import Any
 import numpy as np
 
 MAX_DEPTH = 64
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
 _BRACKETS = b"[]{}\n"
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
@@ -57,26 +59,47 @@ def max_depth(data: bytes) -> int:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JsonProblem("key given twice in one object", key)
-        if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
-            digits = str(value)
-            shown = digits if len(digits) <= 24 else digits[:20] + "..."
-            raise JsonProblem(f"integer {shown} is outside the 64-bit range", key)
-        # "\ud800" escapes decode to text that no UTF-8 writer (Arrow, DuckDB) accepts.
-        if not key.isascii() and _SURROGATE.search(key):
-            raise JsonProblem(_SURROGATE_PROBLEM, key)
-        if type(value) is str and not value.isascii() and _SURROGATE.search(value):
-            raise JsonProblem(_SURROGATE_PROBLEM, key)
-        out[key] = value
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JsonProblem("key given twice in one object", key)
+            seen.add(key)
     return out
 
 
+def _surrogates(value: Any, field: str | None = None) -> None:
+    """Refuse text holding an unpaired surrogate: "\\ud800" escapes decode to text that no
+    UTF-8 writer (Arrow, DuckDB) accepts. Only escapes can make one, so only texts with a
+    `\\u` escape are walked."""
+    stack = [(value, field)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                raise JsonProblem(_SURROGATE_PROBLEM, where)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if not key.isascii() and _SURROGATE.search(key):
+                    raise JsonProblem(_SURROGATE_PROBLEM, where or key)
+                stack.append((inner, where or key))
+        elif isinstance(item, list):
+            stack.extend((inner, where) for inner in item)
+
+
+def _long_integer(literal: str) -> int | float:
+    """An integer literal too long for int() (thousands of digits) read as a float, infinite,
+    as Arrow's reader does: refused wherever a field needs a number, ignored elsewhere."""
+    return int(literal) if len(literal) < _INT_DIGITS_LIMIT else float(literal)
+
+
 _SURROGATE_PROBLEM = "text with an unpaired surrogate escape (\\ud800-\\udfff)"
-# One decoder for every call: json.loads builds a new one per call when given hooks.
+_INT_DIGITS_LIMIT = 4000  # below Python's int() limit of 4300 digits
+# One decoder for every call (json.loads builds a new one per call when given hooks), and one
+# for the rare text with an integer literal of thousands of digits.
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+_LONG_INTEGERS = json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_long_integer)
 
 
 def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
@@ -90,12 +113,18 @@ def loads(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
     if raw.count(b"[") + raw.count(b"{") > depth and max_depth(raw) > depth:
         raise JsonProblem(f"nested deeper than {depth} levels")
     try:
-        return _DECODER.decode(text)
+        try:
+            value = _DECODER.decode(text)
+        except (JsonProblem, json.JSONDecodeError):
+            raise
+        except ValueError:  # int() refuses literals of thousands of digits
+            value = _LONG_INTEGERS.decode(text)
+        if b"\\u" in raw:
+            _surrogates(value)
+        return value
     except JsonProblem:
         raise
     except json.JSONDecodeError as exc:
         raise JsonProblem(f"not valid JSON ({exc.msg})", line=exc.lineno) from None
-    except ValueError:  # int() refuses literals of thousands of digits
-        raise JsonProblem("an integer too long to read (far outside the 64-bit range)") from None
     except RecursionError:  # unreachable after the depth check; kept as a last guard
         raise JsonProblem(f"nested deeper than {depth} levels") from None

@@ -57,7 +57,7 @@ def read_text(path: Path, max_bytes: int | None, what: str = "file") -> str:
 
 def read_json(path: Path, max_bytes: int | None, what: str = "file") -> Any:
     """One JSON value, parsed as untrusted (see `safejson`): a nesting limit, no duplicate
-    keys, no integers beyond 64 bits. A leading UTF-8 byte order mark is allowed."""
+    keys. A leading UTF-8 byte order mark is allowed."""
     data = read_bytes(path, max_bytes, what)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

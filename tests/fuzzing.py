@@ -387,10 +387,16 @@ def run(
     `seed_store`, so that even the first case is checked against existing bytes). A child
     killed by a signal names its case; with `resume` a new child goes on after it."""
     chunks = [cases[i::jobs] for i in range(jobs)]
+    for i in range(jobs):  # one after the other: evaluating in threads would share DuckDB
+        store = workdir / f"job{i}" / "results.duckdb"
+        store.parent.mkdir(parents=True, exist_ok=True)
+        store.unlink(missing_ok=True)
+        if seed_store is not None:
+            seed_store(store)
     with ThreadPoolExecutor(jobs) as pool:
         parts = list(
             pool.map(
-                lambda i: _run_chunk(chunks[i], datasets, workdir / f"job{i}", resume, seed_store),
+                lambda i: _run_chunk(chunks[i], datasets, workdir / f"job{i}", resume),
                 range(jobs),
             )
         )
@@ -399,18 +405,8 @@ def run(
     )
 
 
-def _run_chunk(
-    cases: list[Case],
-    datasets: Path,
-    workdir: Path,
-    resume: bool,
-    seed_store: Callable[[Path], None] | None,
-) -> Outcome:
-    workdir.mkdir(parents=True, exist_ok=True)
+def _run_chunk(cases: list[Case], datasets: Path, workdir: Path, resume: bool) -> Outcome:
     store = workdir / "results.duckdb"
-    store.unlink(missing_ok=True)
-    if seed_store is not None:
-        seed_store(store)
     outcome = Outcome([], [])
     remaining = cases
     while remaining:

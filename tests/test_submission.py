@@ -298,3 +298,20 @@ def test_csv_and_parquet_name_a_column_given_twice(tmp_path: Path, datasets_dir:
     assert problems(tmp_path / "p.parquet", datasets_dir, allow_partial=True) == [
         f"{tmp_path}/p.parquet [score]: column named twice"
     ]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '"big": 18446744073709551616',  # beyond 64 bits: Arrow reads a double
+        '"huge": ' + "9" * 5000,  # beyond int(): read as an infinite float, as Arrow does
+        '"nested": {"a": [1, {"b": null}]}',
+    ],
+)
+def test_what_is_not_a_prediction_field_is_ignored_by_both_paths(
+    tmp_path: Path, datasets_dir: Path, monkeypatch: pytest.MonkeyPatch, extra: str
+) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(f'{{"item_id": "{i}", "score": 4, {extra}}}\n' for i in ALL[:5]))
+    fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
+    assert fast.table.equals(slow.table) and fast.table.num_rows == 5

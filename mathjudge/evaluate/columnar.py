@@ -53,8 +53,9 @@ def _read(path: Path, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, l
         else:
             parquet = pq.ParquetFile(path)
             names = parquet.schema_arrow.names
-            if len(set(names)) == len(names):
-                table = parquet.read(columns=[n for n in names if n in model.model_fields])
+            if len(set(names)) != len(names):
+                return None
+            table = parquet.read(columns=[n for n in names if n in model.model_fields])
     except (pa.ArrowException, OSError, ValueError):  # UnicodeDecodeError: a column name
         return None
     return (table, names) if len(set(names)) == len(names) else None

@@ -2,7 +2,7 @@
 
 Each reader yields (line or Parquet row number, record dict) and reports what it cannot read as
 a located `Problem` instead: bytes that are not UTF-8 (with line and column), JSON that is not
-an object, nested too deep, with a key given twice or an integer beyond 64 bits, a CSV header
+an object, nested too deep, with a key given twice or an unpaired surrogate escape, a CSV header
 that names a column twice, a Parquet value that does not convert. A UTF-8 byte order mark is
 accepted at the start of a JSONL or CSV file, as Arrow's readers accept it.
 """
@@ -50,11 +50,11 @@ def jsonl(path: Path, report: Report) -> Iterator[tuple[int, Any]]:
             try:
                 yield lineno, safejson.loads(raw)
             except safejson.JsonProblem as exc:
-                field = None if exc.field is None else _field(exc.field)
-                report(Problem(name, lineno, field, exc.message))
+                report(Problem(name, lineno, exc.field, exc.message))
 
 
-def _field(key: str) -> str:
+def printable_name(key: str) -> str:
+    """A column or key name as it may appear in a message or a note."""
     return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
@@ -75,7 +75,8 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
             twice = sorted({h for h in header if header.count(h) > 1})
             if twice:
                 for column in twice:
-                    report(Problem(name, 1, _field(column), "column named twice in the header"))
+                    problem = "column named twice in the header"
+                    report(Problem(name, 1, printable_name(column), problem))
                 return
             start = reader.line_num + 1
             for record in reader:
@@ -106,7 +107,7 @@ def parquet_rows(
     try:
         twice = sorted({n for n in names if names.count(n) > 1})
         for column in twice:
-            report(Problem(name, None, _field(column), "column named twice", "row"))
+            report(Problem(name, None, printable_name(column), "column named twice", "row"))
         if twice:
             return
         for column in names:

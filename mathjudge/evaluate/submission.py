@@ -104,7 +104,7 @@ def _check_file(path: Path) -> str:
 def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
     """Ignored column names as they may be printed: sorted, escaped where odd, at most
     MAX_IGNORED_SHOWN (then "...")."""
-    shown = sorted(records._field(n) for n in names)
+    shown = sorted(records.printable_name(n) for n in names)
     if len(shown) > MAX_IGNORED_SHOWN:
         shown = [*shown[:MAX_IGNORED_SHOWN], "..."]
     return tuple(shown)
