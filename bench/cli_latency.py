@@ -131,8 +131,7 @@ def cases(paths: dict[str, Path], workdir: Path, mathjudge: list[str]) -> list[C
         Case(
             "leaderboard build (demo store)",
             [*mathjudge, "leaderboard", "build", "--store",
-             str(paths["demo"] / "results.duckdb"), "--datasets",
-             str(paths["demo"] / "datasets"), "--out", str(site)],
+             str(paths["demo"] / "results.duckdb"), "--out", str(site)],
             5.0,
             partial(shutil.rmtree, site, ignore_errors=True),
         ),

@@ -42,7 +42,8 @@ def scored_items(spec: BenchmarkSpec, scorer: Scorer, dataset: BuiltDataset) -> 
     columns = dict.fromkeys(
         ["item_id", *scorer.item_columns, *spec.item_text, *(f.gold for f in spec.items)]
     )
-    return pq.read_table(dataset.parquet(spec.items_config), columns=list(columns))
+    # ParquetFile, not read_table: the dataset layer behind read_table imports pandas.
+    return pq.ParquetFile(dataset.parquet(spec.items_config)).read(columns=list(columns))
 
 
 def snapshot(spec: BenchmarkSpec, dataset: BuiltDataset, items: pa.Table) -> DatasetSnapshot:
