@@ -193,18 +193,22 @@ def test_garbled_response_body_is_retried(tmp_path: Path) -> None:
 
 
 def test_timeout_is_retried_then_reported(tmp_path: Path) -> None:
+    # The timeout is generous next to the stub's 5 s stall so that a loaded machine still gets
+    # each request onto the wire before its attempt is cut.
     with OpenAIStub([StubReply(delay=5.0), "fine"]) as stub:
         started = time.monotonic()
-        [reply] = client(stub, tmp_path, timeout=0.3).run_batch([request("a")])
-        assert time.monotonic() - started < 2.0
+        [reply] = client(stub, tmp_path, timeout=1.0).run_batch([request("a")])
+        assert time.monotonic() - started < 4.5
         assert stub.count == 2
     assert reply.text == "fine"
     retry = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=0.1, jitter=0.0)
     with OpenAIStub(script=lambda _body: StubReply(delay=5.0)) as stub:
-        [reply] = client(stub, tmp_path, timeout=0.3, retry=retry).run_batch([request("slow-9")])
-        assert stub.count == 2
+        [reply] = client(stub, tmp_path, timeout=1.0, retry=retry).run_batch([request("slow-9")])
+        # The client made both attempts; whether the last one reached the stub before being
+        # cut depends on the machine's load, so the count is bounded, not exact.
+        assert 1 <= stub.count <= 2
     assert reply.error is not None and reply.error.startswith("item slow-9: ")
-    assert "Timeout" in reply.error
+    assert "Timeout" in reply.error and "(2 attempt(s))" in reply.error
 
 
 # Cancelling the rest of the batch can interrupt litellm between creating and awaiting its
