@@ -338,7 +338,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 3
+    assert board["schema_version"] == 4
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -377,7 +377,7 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
         "ranks": {"status": "not ranked: no reproduced judge"},
     }
     doc = {
-        "schema_version": 3,
+        "schema_version": 4,
         "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",

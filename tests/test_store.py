@@ -82,5 +82,7 @@ def test_changed_meta_is_a_new_version_not_a_replacement(result, tmp_path: Path)
         (shown,) = read.latest_submissions(con)
     assert shown["id"] == second and shown["meta"] == {"model": "m-1", "prompt": "v2"}
     # The same meta again (key order aside) is the same submission: replaced, not added.
-    assert store.save(db, dataclasses.replace(later, meta={"prompt": "v2", "model": "m-1"})) == second
+    assert (
+        store.save(db, dataclasses.replace(later, meta={"prompt": "v2", "model": "m-1"})) == second
+    )
     assert counts(db)[0] == 2
