@@ -35,7 +35,7 @@ class JudgeAlias(_Strict):
 
 
 class Model(_Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.+-]{0,63}$")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")  # a file name on the site
     name: str
     organization: str | None = None
     aliases: tuple[str, ...] = ()  # names a submission's meta may give as its `model`
