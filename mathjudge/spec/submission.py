@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mathjudge.display import check_judge_name, check_meta
+from mathjudge.errors import MathJudgeError
 
 LINK = r"^https?://[^\s]+$"
 
@@ -51,15 +52,27 @@ class SubmissionMeta(BaseModel):
     @field_validator("judge")
     @classmethod
     def _displayable(cls, judge: str) -> str:
-        return check_judge_name(judge, "judge")
+        try:
+            return check_judge_name(judge, "judge")
+        except MathJudgeError as exc:
+            raise ValueError(str(exc).removeprefix("judge: ")) from None
 
     @model_validator(mode="after")
     def _described(self) -> SubmissionMeta:
         if self.prompt is None and not self.config:
             raise ValueError("give the prompt or the config (or both): how the judge was run")
-        check_meta(self.stored(), "meta")
+        try:
+            check_meta(self.stored(), "meta")
+        except MathJudgeError as exc:
+            raise ValueError(str(exc).removeprefix("meta: meta: ")) from None
         return self
 
     def stored(self) -> dict[str, Any]:
-        """The meta as the results store keeps it (JSON values, absent fields left out)."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """The meta as the results store keeps it (JSON values; optional fields left out when
+        absent, a required null such as `open_weights: null` kept)."""
+        fields = type(self).model_fields
+        return {
+            k: v
+            for k, v in self.model_dump(mode="json").items()
+            if v is not None or fields[k].is_required()
+        }

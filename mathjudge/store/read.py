@@ -84,6 +84,10 @@ def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return out
 
 
+def submission_ids(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r[0] for r in con.execute("SELECT id FROM submissions").fetchall()}
+
+
 def submission_count(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT count(*) FROM submissions").fetchone()
     return int(row[0]) if row else 0
