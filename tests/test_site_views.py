@@ -4,6 +4,9 @@ whose answers are known by construction."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
+from pathlib import Path
 from typing import Any
 
 import matplotlib.axes
@@ -186,3 +189,16 @@ def test_benchmark_view_keeps_bootstrap_lines_of_reproduced_results_only() -> No
     view = benchmark_view(_bench("opc", subs, {"status": "x"}))
     assert view.bootstraps == ("B = 1000 resamples, seed 4",) and view.n_reported == 1
     assert dataclasses.asdict(view.headline)["key"] == "macro_f1"
+
+
+def test_vendored_katex_matches_its_recorded_checksums() -> None:
+    """The KaTeX files are exactly those the README records (from `npm pack katex@VERSION`)."""
+    folder = Path(__file__).resolve().parents[1] / "mathjudge" / "leaderboard" / "assets" / "katex"
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "katex@0.19.1" in readme and "cdn" not in readme.casefold().replace("no cdn", "")
+    recorded = dict(re.findall(r"^\| `([^`]+)` \| `([0-9a-f]{64})` \|$", readme, re.M))
+    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert set(recorded) == present - {"README.md"}
+    assert len([f for f in recorded if f.startswith("fonts/")]) == 20
+    for name, digest in recorded.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
