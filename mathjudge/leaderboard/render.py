@@ -5,7 +5,7 @@ disagree and nothing here depends on scoring internals. Everything coming from s
 (judge names, meta, subsets, citations, item texts) reaches the templates as plain strings and
 is escaped by Jinja's autoescape; nothing here marks a value safe. The pages work with
 JavaScript off (all tabs shown in turn, tables in their default order, every explorer row
-listed); the script only adds sorting, tabs and filters.
+listed, LaTeX as written); the scripts only add sorting, tabs, filters and KaTeX rendering.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     plots_dir = site / "plots"
     plots_dir.mkdir(exist_ok=True)
     judges: dict[tuple[str, str], list[JudgeEntry]] = {}
-    for view, bench, front in zip(views, docs, boards, strict=True):
+    for view, bench in zip(views, docs, strict=True):
         plots = benchmark_plots(view.show, bench)
         for plot in plots:
             (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
@@ -136,7 +136,6 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
             "benchmark.html",
             bench=view,
             doc=bench,
-            front=front,
             chart=chart(view, bench, full.rows),
             plots=plots,
             standings=standings,
