@@ -1,9 +1,12 @@
 """`mathjudge demo`: the whole pipeline on whatever sources are reachable.
 
 Build every registered benchmark (mirror or network), run the deterministic baselines, import
-the judge outputs that papers publish (the specs that name `outputs`), evaluate them all into the
-results store and render the site. Each step reports what it did; a benchmark whose source
-cannot be reached is skipped with the reason, not silently.
+the judge outputs that papers publish (the specs that name `outputs`), and submit them all to a
+leaderboard repository (`leaderboard/`, with `mathjudge submit`'s layout); then sync that
+repository into the results store and render the site, exactly as `mathjudge leaderboard sync`
+does, so the demo's site is reproduced from its repository's files alone. Each step reports
+what it did; a benchmark whose source cannot be reached is skipped with the reason, not
+silently.
 """
 
 from __future__ import annotations
@@ -17,20 +20,22 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
-from mathjudge.atomic import write_json_atomic
 from mathjudge.benchmarks.published import write_all
 from mathjudge.config import mirror_root
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.evaluate.reported import import_reported
-from mathjudge.judges.baselines import run_baseline
+from mathjudge.judges.baselines import run_baseline_outputs
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.progress import console, progress_bar
 from mathjudge.site import publish_site
-from mathjudge.spec.benchmark import BenchmarkSpec
-from mathjudge.store import save, save_datasets
+from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
+from mathjudge.spec.submission import SubmissionMeta
+from mathjudge.submissions.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
+from mathjudge.submissions.submit import submit
+from mathjudge.submissions.sync import sync
+
+REPO = "leaderboard"  # the demo's leaderboard repository, under its working folder
 
 
 def _counted(
@@ -76,11 +81,9 @@ def _published_judges(
     source_dir: Path | None,
     report: DemoReport,
     say: Callable[[str], None],
-    quiet: bool,
-    n_boot: int,
 ) -> None:
-    """Import the judge outputs a benchmark's paper publishes and evaluate each into the store,
-    as any submission; skipped with the reason when the output files are not reachable."""
+    """Import the judge outputs a benchmark's paper publishes and submit each, as any judge;
+    skipped with the reason when the output files are not reachable."""
     assert spec.outputs is not None
     try:
         converted = spec.resolve(spec.outputs)(spec.name, source_dir)
@@ -90,20 +93,93 @@ def _published_judges(
         return
     folder = workdir / "predictions" / spec.name / "published"
     for judge, done in zip(converted, write_all(converted, folder), strict=True):
-        with progress_bar(f"bootstrap {done.slug}", n_boot, quiet=quiet) as advance:
-            result = evaluate_file(
-                spec.name,
-                done.predictions,
-                done.judge,
-                datasets_dir=workdir / "datasets",
-                n_boot=n_boot,
-                meta=judge.meta,
-                on_progress=advance,
-            )
-        save(workdir / "results.duckdb", result)
-        write_json_atomic(workdir / "results" / spec.name / f"{done.slug}.json", result.to_json())
-        report.evaluated.append((spec.name, done.judge))
-        say(f"evaluated published judge {done.judge} on {spec.name} -> {done.predictions}")
+        meta = _published_meta(spec, judge.judge, judge.meta, _repo(workdir), done.slug)
+        _submit(spec, done.predictions, meta, workdir, done.slug, partial=False, say=say)
+
+
+def _published_meta(
+    spec: BenchmarkSpec, judge: str, source_meta: dict[str, Any], repo: Path, slug: str
+) -> SubmissionMeta:
+    """The submission meta of a judge whose outputs a paper publishes: its provenance (the
+    repository, commit and files they come from) in `config`."""
+    source = source_meta.get("source") or {}
+    link = source.get("repository") or _paper_link(spec)
+    files = ", ".join(f["path"] for f in source.get("files", []))
+    config = {
+        "kind": source_meta.get("kind"),
+        "source_commit": source.get("commit"),
+        "source_files": files or None,
+        "imported_with": source_meta.get("imported_with"),
+    }
+    return SubmissionMeta(
+        judge=judge,
+        model=str(source_meta.get("model") or "none"),
+        organization=f"the authors of {spec.paper.title if spec.paper else spec.title}",
+        link=link,
+        date=_date(repo, spec.name, slug),
+        config={k: str(v) for k, v in config.items() if v},
+        open_weights=None,
+        license="not stated upstream (published with the paper's code)",
+        contact=link,
+    )
+
+
+def _baseline_meta(spec: BenchmarkSpec, baseline: Baseline, repo: Path) -> SubmissionMeta:
+    return SubmissionMeta(
+        judge=baseline.judge_name,
+        model="none",
+        organization="mathjudge (a deterministic baseline)",
+        link=_paper_link(spec),
+        date=_date(repo, spec.name, baseline.key),
+        config={"baseline": baseline.key, "rule": baseline.description},
+        open_weights=None,
+        license="CC0-1.0",
+        contact="the mathjudge maintainers",
+    )
+
+
+def _paper_link(spec: BenchmarkSpec) -> str:
+    return f"https://arxiv.org/abs/{spec.paper.arxiv}" if spec.paper else "https://arxiv.org/"
+
+
+def _repo(workdir: Path) -> Path:
+    return workdir / REPO
+
+
+def _date(repo: Path, benchmark: str, slug: str) -> dt.date:
+    """The date of the submission already in the repository (so re-running the demo on
+    another day changes nothing), else today."""
+    meta = repo / SUBMISSIONS / benchmark / slug / META
+    if meta.is_file():
+        try:
+            return read_meta(meta).date
+        except MathJudgeError:
+            pass
+    return dt.datetime.now(dt.UTC).date()
+
+
+def _submit(
+    spec: BenchmarkSpec,
+    predictions: Path,
+    meta: SubmissionMeta,
+    workdir: Path,
+    slug: str,
+    *,
+    partial: bool,
+    say: Callable[[str], None],
+) -> None:
+    meta_path = predictions.with_name(f"{predictions.stem}.meta.yaml")
+    meta_path.write_text(meta_yaml(meta), encoding="utf-8")
+    done = submit(
+        spec.name,
+        predictions,
+        meta_path,
+        _repo(workdir),
+        datasets_dir=workdir / "datasets",
+        slug=slug,
+        allow_partial=partial,
+    )
+    say(f"submitted {meta.judge} on {spec.name} ({done.status}) -> {done.folder}")
 
 
 def run_demo(
@@ -133,10 +209,13 @@ def run_demo(
         else:
             say(f"built {name} -> {path}")
         report.built.append(name)
+    if not report.built:
+        raise MathJudgeError(
+            "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
+            "mirror folder such as ../shared/data"
+        )
 
-    # Every built dataset gets its page on the site, judged or not.
-    save_datasets(store, [dataset_snapshot(name, datasets_dir) for name in report.built])
-
+    (_repo(workdir) / SUBMISSIONS).mkdir(parents=True, exist_ok=True)
     baselines = [(spec, b) for spec in registry.specs() for b in spec.baselines]
     for spec, baseline in baselines:
         if spec.dataset not in report.built:
@@ -145,30 +224,22 @@ def run_demo(
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / spec.name / f"{baseline.key}.jsonl"
         with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            n = write_jsonl(
-                preds_path, run_baseline(spec, baseline, _counted(items, advance), source_dir)
+            rows, details = run_baseline_outputs(
+                spec, baseline, _counted(items, advance), source_dir
             )
+        n = write_jsonl(preds_path, rows)
+        sidecar = preds_path.with_name(f"{preds_path.stem}.details.jsonl")
+        if details:
+            write_jsonl(sidecar, details)
+        else:
+            sidecar.unlink(missing_ok=True)
         say(f"ran {baseline.judge_name} on {spec.name}: {n} predictions -> {preds_path}")
-        with progress_bar(f"bootstrap {baseline.key}", n_boot, quiet=quiet) as advance:
-            result = evaluate_file(
-                spec.name,
-                preds_path,
-                baseline.judge_name,
-                datasets_dir=datasets_dir,
-                allow_partial=baseline.partial,
-                n_boot=n_boot,
-                meta={"baseline": baseline.key, "description": baseline.description},
-                on_progress=advance,
-            )
-        save(store, result)
-        out = workdir / "results" / spec.name / f"{baseline.key}.json"
-        write_json_atomic(out, result.to_json())
-        report.evaluated.append((spec.name, baseline.judge_name))
-        say(f"evaluated {baseline.judge_name}: coverage {result.coverage:.1%} -> {store}")
+        meta = _baseline_meta(spec, baseline, _repo(workdir))
+        _submit(spec, preds_path, meta, workdir, baseline.key, partial=baseline.partial, say=say)
 
     for spec in registry.specs():
         if spec.outputs and spec.dataset in report.built:
-            _published_judges(spec, workdir, source_dir, report, say, quiet, n_boot)
+            _published_judges(spec, workdir, source_dir, report, say)
 
     listing = _shared_listing(source_dir)
     if listing is not None:
@@ -188,14 +259,22 @@ def run_demo(
         )
 
     reported = _reported_folder(source_dir)
+    synced = sync(
+        _repo(workdir),
+        store,
+        datasets_dir,
+        n_boot=n_boot,
+        reported=reported,
+        say=say,
+        progress=lambda label, total: progress_bar(label, total, quiet=quiet),
+    )
+    report.evaluated = [(f.benchmark, f.meta.judge) for f in find_folders(_repo(workdir))]
+    report.reported = synced.reported
     if reported is not None:
-        report.reported = import_reported(reported, store)
         say(f"imported {report.reported} reported results from {reported}")
-
-    if not report.built:
-        raise MathJudgeError(
-            "no benchmark source was reachable; point MATHJUDGE_MIRROR (or --source-dir) at a "
-            "mirror folder such as ../shared/data"
-        )
+    say(
+        f"synced {_repo(workdir)}: {len(synced.evaluated)} scored, "
+        f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
+    )
     report.site = publish_site(store, workdir / "site")
     return report

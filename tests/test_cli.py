@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ import duckdb
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from conftest import write_jsonl
+from conftest import REPO, write_jsonl
 from mathjudge.cli import main
 
 
@@ -197,11 +199,69 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     ]
     for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath", *published):
         assert (tmp_path / "site" / f"{page}.html").is_file()
+    # No page or data file names the folder the demo was built in (or the mirror it read).
+    leaked = [
+        str(path.relative_to(tmp_path))
+        for path in (tmp_path / "site").rglob("*")
+        if path.is_file()
+        and (
+            str(tmp_path).encode() in path.read_bytes() or str(mirror).encode() in path.read_bytes()
+        )
+    ]
+    assert leaked == []
+    _reproduce_from_files(tmp_path, mirror, env)
     funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
     assert funnel["steps"][0]["count"] == 13131  # every listing row read
     survivors = next(s["count"] for s in funnel["steps"] if s["name"] == "unique")
     candidates = pq.read_table(tmp_path / "arxiv-filter" / "candidates.parquet")
     assert candidates.num_rows == survivors > 0
+
+
+TIME = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00| UTC)?")
+
+
+def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None:
+    """`mathjudge submit` of every judge the demo submitted into a fresh copy of the example
+    repository, then `mathjudge leaderboard sync`: the same site, file for file; only the
+    submission times differ (each submission is dated when it was submitted). A second sync
+    scores nothing."""
+    repo = demo / "example"
+    shutil.copytree(REPO / "examples" / "leaderboard-repo", repo)
+
+    def cli(*args: str) -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mathjudge", *args], cwd=repo, capture_output=True,
+            text=True, env=env,
+        )  # fmt: skip
+        assert proc.returncode == 0, (args, proc.stderr)
+        return proc.stdout
+
+    folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
+    assert len(folders) == 25
+    for folder in folders:
+        record = json.loads((folder / "submission.json").read_text())
+        (predictions,) = folder.glob("predictions.*")
+        args = ["submit", folder.parent.name, str(predictions), "--meta", str(folder / "meta.yaml"),
+                "--to", ".", "--slug", folder.name, "--runs-agg", record["options"]["runs_agg"],
+                "--datasets", str(demo / "datasets")]  # fmt: skip
+        if (folder / "details.jsonl").is_file():
+            args += ["--details", str(folder / "details.jsonl")]
+        if record["options"]["allow_partial"]:
+            args.append("--allow-partial")
+        assert ": new (version 1)" in cli(*args)
+    sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
+            "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
+            "--quiet"]  # fmt: skip
+    assert "25 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    ours, theirs = demo / "site", repo / "site"
+    files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+    differ = [
+        f for f in files
+        if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
+    ]  # fmt: skip
+    assert differ == [] and len(files) > 2000
+    assert "0 submission(s) scored, 25 unchanged, 0 removed" in cli(*sync)
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:

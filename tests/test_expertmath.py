@@ -290,6 +290,7 @@ def test_built_dataset_configs_and_card(tiny: Path) -> None:
         "o1/problem.yaml",
         "o1/candidates/o1-a.md",
     }
+    assert "example" not in manifest  # a real package, not the shipped example
     card = (root / "README.md").read_text()
     assert "config_name: candidates" in card and "cc-by-4.0" in card
 
@@ -413,6 +414,8 @@ def test_cli_build_from_package_and_bad_package_exit_1(tmp_path: Path) -> None:
 def test_example_package_with_the_length_baseline(tmp_path: Path) -> None:
     """The shipped example builds, and solution length, scored by hand, ranks it as computed."""
     path = write_dataset(builder.build(builder.EXAMPLE_PACKAGE), tmp_path)
+    # The manifest says it is the shipped example, so the leaderboard never ranks it.
+    assert json.loads((path / "manifest.json").read_text())["example"] is True
     rows = datasets.load_dataset(str(path), "candidates", split="test").to_list()
     preds = solution_length(rows)
     assert [p["score"] for p in preds] == [float(len(r["solution"].split())) for r in rows]

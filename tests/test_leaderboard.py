@@ -272,7 +272,7 @@ def test_undefined_values_show_na_and_sort_last(built: Built) -> None:
 
 def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
     page = parse(built.site / "stepmathbench.html")
-    sections = [h for h in page.h2 if h != "Plots"]
+    sections = [h for h in page.h2 if h not in ("Judges compared", "Plots")]
     assert sections[:4] == ["Overall", "By type", "By generator", "By level"]
     assert {"Type: Calculation", "Type: Proof", "Type: Open-ended"} <= set(page.tables)
     assert {f"Difficulty level {i}" for i in (1, 2, 3)} <= set(page.tables)
@@ -284,22 +284,31 @@ def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
     con.close()
     text = (built.site / "stepmathbench.html").read_text(encoding="utf-8")
     assert content_hash in text
-    assert content_hash in built.index.read_text(encoding="utf-8")
     assert "B = 50 resamples, seed 2" in text
     assert "95% confidence" in text and "cluster bootstrap" in text
 
 
-def test_index_lists_benchmark_with_headline_table(built: Built) -> None:
+def test_index_orders_each_benchmark_by_its_headline_with_standings(built: Built) -> None:
+    """The front page's StepMathBench card: judges with a Corr value, best first, each with
+    its rank interval or the reason it has none; the leader and whether its lead holds."""
     page = parse(built.index)
     assert "stepmathbench.html" in page.links
-    (caption,) = [c for c in page.tables if c.startswith("Headline metric per benchmark")]
-    headers, rows = by_judge(page.tables[caption])
-    assert headers[1].startswith("StepMathBench Corr ×100")
-    assert rows["constant judge"][1] == "n/a"
-    close = latest_scores(built.store)["close judge"][("overall", "all", "corr")]
-    # ranks come from the store alone now: the cell also carries the rank interval and group
-    assert rows["close judge"][1].startswith(expected_cell("corr", *close[:3]) + "rank ")
-    assert "5 judges" in built.index.read_text(encoding="utf-8")
+    grid = page.tables["StepMathBench: judges by Corr, best first"]
+    assert grid[0][:3] == ["Rank", "Judge", "Corr ×100 [95% CI]"]
+    rows = grid[1:]
+    corr = {j: s[("overall", "all", "corr")] for j, s in latest_scores(built.store).items()}
+    # The constant judge's Corr is undefined, so it has no place in a table ordered by Corr.
+    expected = sorted((j for j in corr if corr[j][0] is not None), key=lambda j: -corr[j][0])
+    assert [r[1] for r in rows] == expected
+    for rank, judge, cell in rows:
+        assert cell.startswith(expected_cell("corr", *corr[judge][:3]))
+        if judge == IMG_JUDGE:  # 80% of the items: shown, not ranked
+            assert rank == "partial 80.0%"
+        else:
+            assert rank.split()[1] == "group"
+    text = built.index.read_text(encoding="utf-8")
+    assert "Leads: <strong>" in text and "5 results" not in text and "4 results" in text
+    assert "5 judges" not in text
 
 
 def assert_links_resolve(site: Path) -> None:
@@ -319,7 +328,10 @@ def assert_links_resolve(site: Path) -> None:
 
 def test_every_relative_link_resolves_and_nothing_is_external(built: Built) -> None:
     pages = {p.name for p in built.site.glob("*.html")}
-    assert pages == {"index.html", "stepmathbench.html", "methodology.html", "downloads.html"}
+    assert pages == {
+        "index.html", "stepmathbench.html", "methodology.html", "downloads.html", "submit.html"
+    }  # fmt: skip
+    assert len(list((built.site / "items" / "stepmathbench").glob("*.html"))) == 1001
     assert_links_resolve(built.site)
 
 
@@ -338,7 +350,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 3
+    assert board["schema_version"] == 4
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -377,7 +389,7 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
         "ranks": {"status": "not ranked: no reproduced judge"},
     }
     doc = {
-        "schema_version": 3,
+        "schema_version": 4,
         "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",
@@ -390,10 +402,13 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     render_site(tmp_path)
     page = parse(tmp_path / "stepmathbench.html")
     headers, rows = by_judge(page.tables["All items"])
-    assert headers[1].startswith("Corr ×100") and headers[2].startswith("brier")
-    assert rows["paper judge reported"][1:3] == ["50.0 [10.0, 30.0]", "0.1235 [0.1, 0.3]"]
+    assert headers[1] == "Rank"  # a reported result has none: a dash
+    assert headers[2].startswith("Corr ×100") and headers[3].startswith("brier")
+    assert rows["paper judge reported"][1:4] == ["—", "50.0 [10.0, 30.0]", "0.1235 [0.1, 0.3]"]
     text = (tmp_path / "stepmathbench.html").read_text(encoding="utf-8")
-    assert "Bootstrap: none recorded" in text
+    # No bootstrap line of ours for a reported result, and no contradicting "none recorded".
+    assert "Bootstrap of" not in text and "none recorded" not in text
+    assert "1 result reported in papers" in text
     assert "&lt;i&gt;Some et al.&lt;/i&gt; 2025" in text and "<i>Some" not in text
 
 
@@ -430,7 +445,7 @@ def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
     text = index.read_text(encoding="utf-8")
     assert "No results yet" in text and "mathjudge evaluate" in text
     pages = sorted(p.name for p in (tmp_path / "site").glob("*.html"))
-    assert pages == ["downloads.html", "index.html", "methodology.html"]
+    assert pages == ["downloads.html", "index.html", "methodology.html", "submit.html"]
     assert_links_resolve(index.parent)
 
 

@@ -99,7 +99,10 @@ def test_rank_value_is_the_published_headline(site: dict[str, Any]) -> None:
     finally:
         con.close()
     ranks = _ranks(site)
-    assert set(ranks) == set(stored)
+    # Ranked only against judges on the same item set: the 70% judge is shown, not ranked.
+    assert set(ranks) == set(stored) - {MINUS_JUDGE}
+    excluded = site["bench"]["ranks"]["excluded"][site["ids"][MINUS_JUDGE]]
+    assert excluded["kind"] == "partial" and "70.0% of the items" in excluded["text"]
     for judge, entry in ranks.items():
         assert entry["value"] == pytest.approx(stored[judge], abs=1e-12)
     assert site["bench"]["ranks"]["bootstrap"] == {
@@ -117,9 +120,9 @@ def test_identical_judges_tie_and_clear_gaps_separate(site: dict[str, Any]) -> N
     assert exact["value"] == pytest.approx(1.0)
     assert (exact["rank_low"], exact["rank_high"], exact["group"]) == (1, 1, 1)
     assert (twin["rank_low"], twin["rank_high"], twin["group"]) == (1, 1, 1)
-    # A random 0-10 score is worst by far: ranked last (5th of 5) in every replicate.
+    # A random 0-10 score is worst by far: ranked last (4th of 4) in every replicate.
     rand = ranks[FORMULA_JUDGE]
-    assert (rand["rank"], rand["rank_low"], rand["rank_high"]) == (5, 5, 5)
+    assert (rand["rank"], rand["rank_low"], rand["rank_high"]) == (4, 4, 4)
     order = sorted(ranks.values(), key=lambda r: r["rank"])
     assert [r["group"] for r in order] == sorted(r["group"] for r in order)  # groups in rank order
     for entry in ranks.values():
@@ -184,6 +187,9 @@ def test_overview_download_has_every_judge_with_its_rank(site: dict[str, Any]) -
     assert set(rows) == set(site["ids"])
     for judge, row in rows.items():
         assert row["metric"] == "corr"
+        if judge == MINUS_JUDGE:  # partial: shown without a rank
+            assert row["rank_low"] is None and row["tie_group"] is None
+            continue
         assert row["rank_low"] == ranks[judge]["rank_low"]
         assert row["tie_group"] == ranks[judge]["group"]
     assert rows[MINUS_JUDGE]["partial"] is True and rows[MINUS_JUDGE]["coverage"] == 0.7

@@ -161,7 +161,7 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     }  # fmt: skip
     presentation = dataclasses.asdict(registry.get("expertmath").presentation())
     doc = {
-        "schema_version": 3, "datasets": [],
+        "schema_version": 4, "datasets": [],
         "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
                            "mathjudge_version": "0", "latest_submission": created},
         "benchmarks": [{"name": "expertmath", "presentation": presentation,

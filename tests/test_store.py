@@ -63,3 +63,26 @@ def test_failure_mid_write_rolls_back(result, tmp_path: Path) -> None:
     with pytest.raises(AttributeError):
         store.save(db, broken)
     assert counts(db) == before
+
+
+def test_changed_meta_is_a_new_version_not_a_replacement(result, tmp_path: Path) -> None:
+    """Re-evaluating the same file with another --meta keeps the first submission and stores a
+    second; the site shows the newer one (latest per judge), and the older stays in history."""
+    from mathjudge.store import read
+
+    db = tmp_path / "r.duckdb"
+    first = store.save(db, dataclasses.replace(result, meta={"model": "m-1"}))
+    later = dataclasses.replace(
+        result, meta={"model": "m-1", "prompt": "v2"}, created="2100-01-01T00:00:00+00:00"
+    )
+    second = store.save(db, later)
+    assert first != second
+    assert counts(db)[0] == 2
+    with read.reading(db) as con:
+        (shown,) = read.latest_submissions(con)
+    assert shown["id"] == second and shown["meta"] == {"model": "m-1", "prompt": "v2"}
+    # The same meta again (key order aside) is the same submission: replaced, not added.
+    assert (
+        store.save(db, dataclasses.replace(later, meta={"prompt": "v2", "model": "m-1"})) == second
+    )
+    assert counts(db)[0] == 2

@@ -60,6 +60,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "arxiv",
         "Mine arXiv metadata for papers whose later version corrects an error.",
     ),
+    "submit": (
+        "submit",
+        "submit",
+        "Validate predictions, meta and details, then write submissions/BENCH/SLUG/",
+    ),
     "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
     "demo": (
         "demo",

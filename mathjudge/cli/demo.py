@@ -15,7 +15,7 @@ from mathjudge.cli.options import QUIET
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Where datasets/, predictions/, results.duckdb, site/ go.",
+    help="Where datasets/, predictions/, leaderboard/, results.duckdb, site/ go.",
 )
 @click.option(
     "--source-dir",

@@ -77,6 +77,9 @@ class Build:
     card_body: str
     sources: tuple[tuple[Source, dict[str, ResolvedFile]], ...]
     checks: dict[str, Any] = field(default_factory=dict)
+    # Built from the small example a benchmark ships (not the real data): recorded in the
+    # manifest so the leaderboard labels such results and never ranks them.
+    example: bool = False
 
 
 def canonical_row(row: dict[str, Any]) -> str:
@@ -159,6 +162,7 @@ def manifest(build: Build, files: list[dict[str, Any]], digest: str) -> dict[str
         "checks": build.checks,
         "files": files,
         "content_hash": digest,
+        **({"example": True} if build.example else {}),
     }
 
 

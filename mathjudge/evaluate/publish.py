@@ -14,13 +14,19 @@ from pathlib import Path
 from mathjudge import __version__, registry, store
 from mathjudge.display import summary
 from mathjudge.errors import MathJudgeError
+from mathjudge.evaluate.aliases import AliasTable, compare_pair
+from mathjudge.evaluate.aliases import table as alias_table
 from mathjudge.evaluate.ranks import rank_benchmark
 from mathjudge.spec.document import (
     DOCUMENT,
     BenchmarkDocument,
+    Comparison,
     DatasetDocument,
     GeneratedFrom,
     LeaderboardDocument,
+    ModelDocument,
+    ModelRef,
+    ModelResult,
     Ranks,
     Submission,
 )
@@ -30,8 +36,11 @@ from mathjudge.store import read
 
 def assemble(path: Path) -> LeaderboardDocument:
     """The document for the store at `path`: latest submission per (benchmark, judge)."""
+    aliases = alias_table()
     with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
+        datasets = [DatasetDocument.model_validate(d) for d in read.datasets(con)]
+        examples = frozenset(d.content_hash for d in datasets if d.manifest.get("example"))
         by_benchmark: dict[str, list[dict]] = {}
         for sub in submissions:
             by_benchmark.setdefault(sub.pop("benchmark"), []).append(sub)
@@ -40,7 +49,7 @@ def assemble(path: Path) -> LeaderboardDocument:
             if name in registry.names():
                 spec = registry.get(name)
                 presentation = spec.presentation()
-                ranks = rank_benchmark(spec, subs, con)
+                ranks = rank_benchmark(spec, subs, con, examples)
             else:
                 presentation = generic_presentation(name)
                 ranks = {"status": "not ranked: not a benchmark of this installation"}
@@ -48,11 +57,11 @@ def assemble(path: Path) -> LeaderboardDocument:
                 BenchmarkDocument(
                     name=name,
                     presentation=presentation,
-                    submissions=[_submission(s) for s in subs],
+                    submissions=[_submission(name, s, aliases, examples) for s in subs],
                     ranks=Ranks.model_validate(ranks),
+                    comparisons=_comparisons(name, subs, aliases),
                 )
             )
-        datasets = [DatasetDocument.model_validate(d) for d in read.datasets(con)]
         total = read.submission_count(con)
     created = [s["created"] for s in submissions]
     return LeaderboardDocument(
@@ -64,6 +73,7 @@ def assemble(path: Path) -> LeaderboardDocument:
         ),
         benchmarks=benchmarks,
         datasets=datasets,
+        models=_models(benchmarks),
         methodology=[spec.presentation() for spec in registry.specs()],
     )
 
@@ -71,18 +81,68 @@ def assemble(path: Path) -> LeaderboardDocument:
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 
 
-def _submission(stored: dict) -> Submission:
+def _submission(
+    benchmark: str, stored: dict, aliases: AliasTable, examples: frozenset[str]
+) -> Submission:
     """A stored submission as the document shows it: meta as a bounded summary, the whole
-    meta linked as its own file (ids are hex digests; nothing else becomes a file name)."""
+    meta linked as its own file (ids are hex digests; nothing else becomes a file name), the
+    model behind the judge (alias table), and whether it was scored on a shipped example."""
     meta = stored["meta"]
     linked = meta and SUBMISSION_ID.fullmatch(stored["id"])
+    found = aliases.model_of(benchmark, stored["source"], stored["judge"], meta)
+    model = None
+    if found is not None:
+        model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1])
     return Submission.model_validate(
         {
             **stored,
             "meta": summary(meta),
             "meta_file": f"meta/{stored['id']}.json" if linked else None,
+            "example": stored["content_hash"] in examples,
+            "model": model,
         }
     )
+
+
+def _comparisons(benchmark: str, subs: list[dict], aliases: AliasTable) -> list[Comparison]:
+    """The declared reported/reproduced pairs present on this benchmark, score by score."""
+    by_name = {(s["source"], s["judge"]): s for s in subs}
+    out = []
+    for pair in aliases.pairs:
+        reported = by_name.get(("reported", pair.reported))
+        reproduced = by_name.get(("reproduced", pair.reproduced))
+        if pair.benchmark == benchmark and reported and reproduced:
+            out.append(Comparison.model_validate(compare_pair(reported, reproduced)))
+    return out
+
+
+def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
+    """Each model with a result here, and all its results (by benchmark, then judge)."""
+    found: dict[str, dict] = {}
+    names = {m.id: m for m in alias_table().models}
+    for bench in benchmarks:
+        for sub in bench.submissions:
+            if sub.model is None:
+                continue
+            entry = found.setdefault(sub.model.id, {"results": []})
+            entry["results"].append(
+                ModelResult(
+                    benchmark=bench.name,
+                    submission=sub.id,
+                    judge=sub.judge,
+                    source=sub.source,
+                    variant=sub.model.variant,
+                )
+            )
+    return [
+        ModelDocument(
+            id=mid,
+            name=names[mid].name,
+            organization=names[mid].organization,
+            results=entry["results"],
+        )
+        for mid, entry in sorted(found.items())
+    ]
 
 
 def publish(path: Path) -> LeaderboardDocument:

@@ -13,9 +13,13 @@ evaluator used, so each judge's replicates are exactly those behind its publishe
   5% (the two-sided bootstrap p-value of `mathjudge compare`), in which case it opens the next
   group. Judges sharing a group cannot be told apart by the data.
 
-Each judge is scored on the items it answered, as on the rest of the site (a partial judge's
-replicates cover its own items). Reported results have no per-item predictions and are never
-ranked; benchmarks whose scorer pools several predictions per item are not ranked either.
+Ranks only where comparable: a judge is ranked only against judges scored on the same item
+set, i.e. the same dataset build (content hash) with every item answered. Everything else is
+shown unranked with the reason (`excluded`): a partial judge (its scores cover other items), a
+judge scored on another build, a result on the small example a benchmark ships, a reported
+result (no per-item predictions), a judge whose headline is undefined or missing. Fewer than two
+comparable judges rank nothing. Benchmarks whose scorer pools several predictions per item are
+not ranked either.
 
 Everything comes from the results store: the judges' per-item predictions and the scored
 dataset's items (kept by content hash when the judges were evaluated), so ranking never needs
@@ -57,39 +61,108 @@ class Ranked:
 
 
 def rank_benchmark(
-    spec: BenchmarkSpec, submissions: list[dict[str, Any]], con: duckdb.DuckDBPyConnection
+    spec: BenchmarkSpec,
+    submissions: list[dict[str, Any]],
+    con: duckdb.DuckDBPyConnection,
+    example_hashes: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """`{"status": "ranked", ...}` with one entry per ranked judge, or `{"status": <why not>}`.
+    """`{"status": "ranked", "judges": {...}, "excluded": {...}}` or `{"status": <why not>,
+    "excluded": {...}}`; `excluded` gives every unranked submission the reason.
 
     `submissions` are the benchmark's latest ones (as `store.read.latest_submissions` gives
-    them); `con` reads the store."""
+    them); `con` reads the store; `example_hashes` are the content hashes of datasets built from
+    a benchmark's shipped example."""
+    excluded: dict[str, dict[str, str]] = {}
+
+    def exclude(sub: dict[str, Any], kind: str, text: str) -> None:
+        excluded[sub["id"]] = {"kind": kind, "text": text}
+
+    reproduced = []
+    for sub in submissions:
+        if sub["source"] == "reported":
+            exclude(sub, "reported", "reported in a paper: no per-item predictions to rank")
+        elif sub["content_hash"] in example_hashes:
+            exclude(
+                sub,
+                "example",
+                "scored on the small example shipped with mathjudge, not on the benchmark's data",
+            )
+        elif sub["partial"] or sub["coverage"] < 1:
+            exclude(
+                sub,
+                "partial",
+                f"partial: {_percent(sub['coverage'])} of the items answered, so its scores "
+                "cover other items than the ranked judges'",
+            )
+        else:
+            reproduced.append(sub)
     scorer = spec.scorer()
+    why = None
     if scorer.pools_k:
-        return {"status": "not ranked: its scorer pools many predictions per item"}
+        why = "its scorer pools many predictions per item"
+    elif spec.metric(spec.headline).direction is None:
+        why = "the headline metric has no direction"
+    if why is None and not reproduced:
+        only_reported = all(s["source"] == "reported" for s in submissions)
+        why = (
+            "reported results only"
+            if only_reported
+            else "no judge scored on every item of the benchmark's data"
+        )
+    if why is not None:
+        for sub in reproduced:
+            exclude(sub, "not ranked", f"not ranked: {why}")
+        return {"status": f"not ranked: {why}", "excluded": excluded}
     headline = spec.metric(spec.headline)
-    if headline.direction is None:
-        return {"status": "not ranked: the headline metric has no direction"}
-    reproduced = [s for s in submissions if s["source"] != "reported"]
-    if not reproduced:
-        return {"status": "not ranked: no reproduced judge"}
-    # The judges scored on the dataset most of them used (normally every one of them).
+    # The build most of the full-coverage judges were scored on (normally all of them).
     content_hash = Counter(s["content_hash"] for s in reproduced).most_common(1)[0][0]
+    candidates = []
+    for sub in reproduced:
+        if sub["content_hash"] == content_hash:
+            candidates.append(sub)
+        else:
+            exclude(
+                sub,
+                "other dataset",
+                f"scored on another build of the dataset ({sub['dataset_version']}, "
+                f"{sub['content_hash'][:19]}…) than the ranked judges",
+            )
     items = read.dataset_items(con, content_hash, spec.items_config)
     if items is None:
-        return {"status": "not ranked: the store keeps no items for its dataset; re-evaluate"}
+        for sub in candidates:
+            exclude(sub, "not ranked", "not ranked: the store keeps no items for its dataset")
+        return {
+            "status": "not ranked: the store keeps no items for its dataset; re-evaluate",
+            "excluded": excluded,
+        }
     field = _headline_field(scorer, headline)
-    candidates = [s for s in reproduced if s["content_hash"] == content_hash]
     boot = _common_bootstrap(candidates, spec)
     stats: list[tuple[str, ClusterStats]] = []
     db = connect(items, scorer)
     try:
         for sub in candidates:
             table = _prediction_table(con, sub["id"], field, scorer)
-            if table is not None:
+            if table is None:
+                exclude(
+                    sub, "no headline", f"gave no {field} predictions, which the headline needs"
+                )
+            else:
                 stats.append((sub["id"], cluster_statistics(db, scorer, (field,), table)))
     finally:
         db.close()
     ranked = rank_judges(stats, scorer, (field,), headline, boot["B"], boot["seed"])
+    kept = {r.submission_id for r in ranked}
+    for sid, _ in stats:
+        if sid not in kept:
+            excluded[sid] = {"kind": "undefined", "text": f"{headline.label} is undefined for it"}
+    if len(ranked) < 2:
+        for r in ranked:
+            excluded[r.submission_id] = {
+                "kind": "alone",
+                "text": "the only judge scored on every item of this build: nothing to rank "
+                "it against",
+            }
+        return {"status": "not ranked: fewer than two comparable judges", "excluded": excluded}
     return {
         "status": "ranked",
         "metric": headline.key,
@@ -97,7 +170,12 @@ def rank_benchmark(
         "bootstrap": {**boot, "unit": scorer.cluster, "alpha": ALPHA},
         "dataset_content_hash": content_hash,
         "judges": {r.submission_id: _as_json(r) for r in ranked},
+        "excluded": excluded,
     }
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:.1f}%"
 
 
 def rank_judges(

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.judges.answer_equivalence import AnswerEquivalence
-from mathjudge.judges.runner import run_judge
+from mathjudge.judges.runner import JudgeRun, run_judge
 from mathjudge.spec.benchmark import Baseline, BaselineContext, BenchmarkSpec
 
 Rows = Iterable[Mapping[str, Any]]
@@ -18,10 +18,22 @@ def run_baseline(
     spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
 ) -> list[dict[str, Any]]:
     """The baseline's predictions for `rows` of `spec`'s items config."""
-    return spec.resolve(baseline.run)(rows, BaselineContext(spec.name, source_dir))
+    return run_baseline_outputs(spec, baseline, rows, source_dir)[0]
 
 
-def answer_equivalence(rows: Rows, ctx: BaselineContext) -> list[dict[str, Any]]:
+def run_baseline_outputs(
+    spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(predictions, details): a baseline run through the judge runner also gives the judge's
+    own account of each item (as `mathjudge judge run` writes it to `X.details.jsonl`)."""
+    out = spec.resolve(baseline.run)(rows, BaselineContext(spec.name, source_dir))
+    if isinstance(out, JudgeRun):
+        return out.predictions, out.details
+    return out, []
+
+
+def answer_equivalence(rows: Rows, ctx: BaselineContext) -> JudgeRun:
     """The rule-based judge through the judge runner (no model; failures become inconclusive
-    verdicts or missing rows, as in `mathjudge judge run`)."""
-    return run_judge(AnswerEquivalence(), ctx.benchmark, rows, client=None).predictions
+    verdicts or missing rows, as in `mathjudge judge run`); its details give the final answer
+    it extracted from each solution."""
+    return run_judge(AnswerEquivalence(), ctx.benchmark, rows, client=None)

@@ -87,15 +87,18 @@ OVERVIEW = {"csv": "overview.csv", "json": "overview.json"}
 OVERVIEW_COLUMNS = (
     "benchmark", "submission_id", "judge", "source", "citation", "metric", "value", "ci_low",
     "ci_high", "coverage", "partial", "rank", "rank_low", "rank_high", "tie_group",
+    "not_ranked",
 )  # fmt: skip
 
 
 def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
-    """The overview table in long form: each judge's overall headline score per benchmark."""
+    """The headline table in long form: each judge's overall headline score per benchmark,
+    with its rank or the reason it has none."""
     rows = []
     for bench in leaderboard["benchmarks"]:
         headline = bench["presentation"]["headline"]
         ranked = bench.get("ranks", {}).get("judges", {})
+        excluded = bench.get("ranks", {}).get("excluded", {})
         for sub in bench["submissions"]:
             score = next(
                 (
@@ -125,6 +128,7 @@ def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
                     "rank_low": rank.get("rank_low"),
                     "rank_high": rank.get("rank_high"),
                     "tie_group": rank.get("group"),
+                    "not_ranked": excluded.get(sub["id"], {}).get("text"),
                 }
             )
     return rows

@@ -1,14 +1,17 @@
 """Per-item data for the item explorer: each judge's stored prediction next to the gold label.
 
-Two Parquet files per benchmark with an explorer spec (`BenchmarkPresentation.items`): the item
-texts and gold columns (`<bench>_items.parquet`) and one row per (judge, item, field) with the
-prediction, the gold value and whether they agree (`<bench>_predictions.parquet`). They are both
-downloads and the only per-item input of the renderer. Predictions are the values the judge was
+Parquet files per benchmark with an explorer spec (`BenchmarkPresentation.items`): the item
+texts, scope columns and gold columns (`<bench>_items.parquet`), one row per (judge, item,
+field) with the prediction, the gold value and whether they agree
+(`<bench>_predictions.parquet`), and the judges' own details per item where they gave any
+(`<bench>_details.parquet`). They are both downloads and the only per-item input of the
+renderer. Predictions are the values the judge was
 scored on (runs combined; verdicts as votes +1 correct / -1 incorrect / 0 inconclusive).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -60,6 +63,8 @@ def export_items(
     columns = set(stored.column_names)
     fields = [f for f in show.items if f.gold in columns]
     texts = [c for c in show.item_text if c in columns]
+    # The scopes the items carry as columns (type, generator, author model...): filters.
+    facets = [s.key for s in show.scopes if s.key in columns and s.key not in texts]
     judges = {s["id"]: s["judge"] for s in reproduced if s["content_hash"] == content_hash}
     names = item_names(name)
     db = duckdb.connect()
@@ -73,7 +78,7 @@ def export_items(
             "SELECT {} FROM items ORDER BY item_id".format(
                 ", ".join(
                     ["item_id"]
-                    + [f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in texts]
+                    + [f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in facets + texts]
                     + [f'CAST("{f.gold}" AS DOUBLE) AS "{f.gold}"' for f in fields]
                 )
             )
@@ -84,9 +89,14 @@ def export_items(
         db.close()
     predictions = pa.concat_tables(tables) if tables else _predictions_schema().empty_table()
     _write(data_dir / names["predictions"], predictions.sort_by(_ORDER))
+    details = read.item_details(con, list(judges))
+    if details:
+        names["details"] = f"{name}_details.parquet"
+        _write(data_dir / names["details"], _details_table(details))
     return {
         "status": "exported",
         "downloads": names,
+        "facet_columns": facets,
         "text_columns": texts,
         "fields": [
             {"field": f.field, "gold": f.gold, "label": f.label, "kind": f.kind} for f in fields
@@ -122,6 +132,30 @@ def _predictions(
         return db.sql(sql, params=[field.field]).to_arrow_table().cast(_predictions_schema())
     finally:
         db.unregister("preds")
+
+
+def _details_table(details: dict[str, dict[str, list[dict[str, Any]]]]) -> pa.Table:
+    """The judges' details, one row per (submission, item, run), the fields as JSON text."""
+    rows = [
+        {
+            "submission_id": sid,
+            "item_id": item,
+            "run": entry.get("run"),
+            "details": json.dumps({k: v for k, v in entry.items() if k != "run"}),
+        }
+        for sid, items in sorted(details.items())
+        for item, entries in sorted(items.items())
+        for entry in entries
+    ]
+    schema = pa.schema(
+        [
+            ("submission_id", pa.string()),
+            ("item_id", pa.string()),
+            ("run", pa.int32()),
+            ("details", pa.string()),
+        ]
+    )
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _predictions_schema() -> pa.Schema:

@@ -1,5 +1,5 @@
-"""View models of the cross-benchmark pages: the overview, one page per judge with its item
-explorer, and the item text pages the explorer links to.
+"""View models of the cross-benchmark pages: one page per judge with its item explorer, and
+where each item's page is (`ItemLocator`).
 
 Like `views`, everything is plain strings and numbers ready to print; untrusted text is escaped
 by the templates. A judge is a (source, name) pair: a reported row and a reproduced row with the
@@ -15,9 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from mathjudge.leaderboard.views import BenchmarkView, Cell, percent, score_cell
-
-ITEMS_PER_PAGE = 100
+from mathjudge.leaderboard.views import BenchmarkView
 
 
 @dataclass(frozen=True)
@@ -27,31 +25,6 @@ class RankInfo:
     group: int
     low: int
     high: int
-
-
-@dataclass(frozen=True)
-class OverviewCell:
-    cell: Cell
-    sort: str  # the raw value for client-side sorting ("" when none)
-    rank: RankInfo | None
-    coverage: str | None  # shown only when partial
-    page: str  # the judge's page
-
-
-@dataclass(frozen=True)
-class OverviewRow:
-    judge: str
-    source: str
-    citation: str | None
-    page: str
-    cells: tuple[OverviewCell | None, ...]
-
-
-@dataclass(frozen=True)
-class OverviewView:
-    benchmarks: tuple[BenchmarkView, ...]
-    rank_status: tuple[str, ...]  # per benchmark: "ranked" or why not
-    rows: tuple[OverviewRow, ...]
 
 
 def judge_key(sub: dict[str, Any]) -> tuple[str, str]:
@@ -65,6 +38,11 @@ def judge_page(source: str, judge: str) -> str:
     return f"judges/{slug}-{digest}.html"
 
 
+def model_page(model_id: str) -> str:
+    """Model ids are checked file names (the alias table's pattern)."""
+    return f"models/{model_id}.html"
+
+
 def rank_info(bench: dict[str, Any], sid: str) -> RankInfo | None:
     entry = bench.get("ranks", {}).get("judges", {}).get(sid)
     if entry is None:
@@ -72,53 +50,6 @@ def rank_info(bench: dict[str, Any], sid: str) -> RankInfo | None:
     low, high = entry["rank_low"], entry["rank_high"]
     text = str(low) if low == high else f"{low}–{high}"
     return RankInfo(text, entry["rank"], entry["group"], low, high)
-
-
-def overview(views: list[BenchmarkView], docs: list[dict[str, Any]]) -> OverviewView:
-    """One row per judge, one column per benchmark with its headline; reproduced rows first,
-    then by how many benchmarks a judge covers, then by name (no order claimed beyond that)."""
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for b, (view, doc) in enumerate(zip(views, docs, strict=True)):
-        for sub in doc["submissions"]:
-            score = next(
-                (
-                    s
-                    for s in sub["scores"]
-                    if (s["scope"], s["subset"], s["metric"])
-                    == ("overall", "all", view.headline.key)
-                ),
-                None,
-            )
-            row = rows.setdefault(judge_key(sub), {"sub": sub, "cells": {}})
-            if score is None:  # e.g. a final-answer-only judge on a process-score headline
-                missing = Cell(f"no {view.headline.label}", "", "missing")
-                row["cells"][b] = OverviewCell(missing, "", None, None, judge_page(*judge_key(sub)))
-                continue
-            row["cells"][b] = OverviewCell(
-                cell=score_cell(view.headline, score),
-                sort="" if score["value"] is None else repr(score["value"]),
-                rank=rank_info(doc, sub["id"]),
-                coverage=percent(sub["coverage"])
-                if sub["partial"] or sub["coverage"] < 1
-                else None,
-                page=judge_page(*judge_key(sub)),
-            )
-    ordered = sorted(
-        rows.items(),
-        key=lambda kv: (kv[0][0] == "reported", -len(kv[1]["cells"]), kv[0][1].casefold()),
-    )
-    out = tuple(
-        OverviewRow(
-            judge=judge,
-            source=source,
-            citation=data["sub"]["citation"],
-            page=judge_page(source, judge),
-            cells=tuple(data["cells"].get(b) for b in range(len(views))),
-        )
-        for (source, judge), data in ordered
-    )
-    status = tuple(d.get("ranks", {}).get("status", "not ranked") for d in docs)
-    return OverviewView(tuple(views), status, out)
 
 
 @dataclass(frozen=True)
@@ -142,7 +73,7 @@ class JudgeEntry:
     bench: BenchmarkView
     submission: dict[str, Any]
     scores: Any  # views.Table of the overall scores, this judge only
-    rank: RankInfo | None
+    standing: Any  # board.Standing: its rank, or why it has none
     n_ranked: int
     explorer: Explorer | None
 
@@ -166,24 +97,43 @@ def show_value(kind: str, value: float | None, *, gold: bool = False) -> str:
     return "correct" if value > 0 else "incorrect" if value < 0 else "inconclusive"
 
 
+RESERVED = {"index"}  # file names of the item folder that are not items
+SAFE_ITEM = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
+
+
+def item_file(item_id: str) -> str:
+    """The item's page name: its id when that is a safe lower-case file name, else a slug
+    with a hash of the id (so distinct ids never share a page, on any file system)."""
+    if SAFE_ITEM.fullmatch(item_id) and item_id not in RESERVED and not item_id.endswith("."):
+        return f"{item_id}.html"
+    digest = hashlib.sha256(item_id.encode()).hexdigest()[:10]
+    slug = re.sub(r"[^a-z0-9]+", "-", item_id.casefold()).strip("-")[:60].strip("-") or "item"
+    return f"{slug}-{digest}.html"
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """stepmath-2 before stepmath-10: digit runs compare as numbers."""
+    parts = re.split(r"(\d+)", text)
+    return tuple((1, int(p)) if i % 2 else (0, p.casefold()) for i, p in enumerate(parts))
+
+
 @dataclass(frozen=True)
 class ItemLocator:
-    """Where each item's text is: chunked pages of the benchmark's items, in item_id order."""
+    """Where each item's page is: `items/<benchmark>/<item file>`, one page per item."""
 
     benchmark: str
-    index: dict[str, int]
+    files: dict[str, str]  # item id -> file name
 
     @classmethod
     def of(cls, benchmark: str, items: pa.Table) -> ItemLocator:
-        ids = items.column("item_id").to_pylist()
-        return cls(benchmark, {item: i for i, item in enumerate(ids)})
+        return cls(benchmark, {i: item_file(i) for i in items.column("item_id").to_pylist()})
 
-    def page(self, chunk: int) -> str:
-        return f"items/{self.benchmark}-{chunk + 1}.html"
+    @property
+    def index(self) -> str:
+        return f"items/{self.benchmark}/index.html"
 
     def href(self, item_id: str) -> str:
-        i = self.index[item_id]
-        return f"{self.page(i // ITEMS_PER_PAGE)}#item-{i + 1}"
+        return f"items/{self.benchmark}/{self.files[item_id]}"
 
 
 def explorer(
@@ -198,7 +148,7 @@ def explorer(
         by_item.setdefault(p["item_id"], {})[p["field"]] = p
     used = [f for f in fields if any(f["field"] in v for v in by_item.values())]
     rows = []
-    for item_id in sorted(by_item, key=lambda i: locator.index.get(i, -1)):
+    for item_id in sorted(by_item, key=natural_key):
         values = by_item[item_id]
         cells = []
         for f in used:
@@ -211,7 +161,7 @@ def explorer(
         rows.append(
             ExplorerRow(
                 item_id=item_id,
-                href=locator.href(item_id) if item_id in locator.index else "",
+                href=locator.href(item_id) if item_id in locator.files else "",
                 cells=tuple(cells),
                 disagrees=not all(c[2] for c in cells),
             )
@@ -222,35 +172,3 @@ def explorer(
         n_disagree=sum(r.disagrees for r in rows),
         download=download,
     )
-
-
-@dataclass(frozen=True)
-class ItemPage:
-    benchmark: BenchmarkView
-    number: int
-    total: int
-    path: str
-    start: int  # 1-based number of the first item
-    items: tuple[dict[str, Any], ...]
-    text_columns: tuple[str, ...]
-    gold_columns: tuple[tuple[str, str, str], ...]  # (column, label, kind)
-
-
-def item_pages(view: BenchmarkView, items: pa.Table, info: dict[str, Any]) -> list[ItemPage]:
-    locator = ItemLocator.of(view.name, items)
-    rows = items.to_pylist()
-    total = max(1, -(-len(rows) // ITEMS_PER_PAGE))
-    gold = tuple((f["gold"], f["label"], f["kind"]) for f in info["fields"])
-    return [
-        ItemPage(
-            benchmark=view,
-            number=n + 1,
-            total=total,
-            path=locator.page(n),
-            start=n * ITEMS_PER_PAGE + 1,
-            items=tuple(rows[n * ITEMS_PER_PAGE : (n + 1) * ITEMS_PER_PAGE]),
-            text_columns=tuple(info["text_columns"]),
-            gold_columns=gold,
-        )
-        for n in range(total)
-    ]

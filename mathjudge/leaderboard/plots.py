@@ -24,11 +24,14 @@ import matplotlib.pyplot as plt
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
+WIDTH = 10.0  # inches: drawn for the full content width, so 12 pt text stays legible
 STYLE = {
     "svg.hashsalt": "mathjudge",
     "svg.fonttype": "none",
     "text.parse_math": False,
-    "font.size": 9,
+    "font.size": 12,
+    "legend.fontsize": 11,
+    "axes.titlesize": 12,
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
@@ -40,6 +43,7 @@ class Plot:
     title: str
     alt: str
     svg: str
+    wide: bool = True  # drawn for the full content width (heatmaps: two side by side)
 
 
 def benchmark_plots(show: BenchmarkPresentation, bench: dict[str, Any]) -> list[Plot]:
@@ -82,7 +86,7 @@ def _number(subset: str) -> float | None:
 
 
 @contextmanager
-def _figure(width: float = 6.4, height: float = 3.6) -> Iterator[Any]:
+def _figure(width: float = WIDTH, height: float = 4.8) -> Iterator[Any]:
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
         try:
@@ -124,28 +128,38 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str
     if not judges or not subsets:
         return []
     width = 0.8 / len(judges)
-    with _figure(6.4, 3.8) as (fig, ax):
+    with _figure(WIDTH, 5.2) as (fig, ax):
         for j, sub in enumerate(judges):
-            xs, ys, errs = [], [], [[], []]
+            xs, ys, ci = [], [], ([], [], [])
             for i, subset in enumerate(subsets):
                 score = _value(sub, metric.key, spec.scope, subset)
                 if score is None or score["value"] is None:
                     continue
                 v = score["value"] * metric.scale
-                xs.append(i + (j - (len(judges) - 1) / 2) * width)
+                x = i + (j - (len(judges) - 1) / 2) * width
+                xs.append(x)
                 ys.append(v)
                 lo, hi = score["ci_low"], score["ci_high"]
-                below, above = _bars(v, lo, hi, metric.scale)
-                errs[0].append(below)
-                errs[1].append(above)
-            ax.bar(xs, ys, width, yerr=errs, capsize=2, label=_label(sub))
+                if lo is not None and hi is not None:  # whiskers only where there is a CI
+                    below, above = _bars(v, lo, hi, metric.scale)
+                    ci[0].append(x)
+                    ci[1].append(v)
+                    ci[2].append((below, above))
+            bars = ax.bar(xs, ys, width, label=_label(sub))
+            if ci[0]:
+                ax.errorbar(ci[0], ci[1], yerr=list(zip(*ci[2], strict=True)), fmt="none",
+                            ecolor="black", capsize=3, lw=1)  # fmt: skip
+            if sub["source"] == "reported":
+                for bar in bars:
+                    bar.set_hatch("//")
         ax.set_xticks(range(len(subsets)), subsets)
         ax.set_ylabel(f"{metric.label} {metric.scale_text}".strip())
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+        ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
-        f"Bar chart of {metric.label} per {spec.scope} for {len(judges)} judges with 95% "
-        "intervals; the same numbers are in the table of that scope below."
+        f"Bar chart of {metric.label} per {spec.scope} for {len(judges)} judges, with 95% "
+        "intervals where a judge has one (hatched bars: reported in a paper, no interval drawn); "
+        "the same numbers are in the table of that scope below."
     )
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
@@ -158,7 +172,7 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
             points.append((sub, tpr, tnr))
     if not points:
         return []
-    with _figure(5.6, 4.4) as (fig, ax):
+    with _figure(WIDTH, 6.4) as (fig, ax):
         for sub, tpr, tnr in points:
             x, y = tpr["value"] * 100, tnr["value"] * 100
             reported = sub["source"] == "reported"
@@ -181,7 +195,7 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
         ax.set_ylim(0, 100)
         ax.set_xlabel("TPR ×100 (correct solutions judged correct)")
         ax.set_ylabel("TNR ×100 (incorrect judged incorrect)")
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+        ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
         f"Scatter of TPR against TNR for {len(points)} judges (hollow markers: reported); "
@@ -200,13 +214,13 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
                 for x in _scores(sub, spec.scope)
                 if x["metric"] == metric and x["value"] is not None and _number(x["subset"])
             )
-            if pts:
+            if len(pts) >= 2:  # a curve needs two points; one value is in the tables
                 lines[metric] = pts
         if lines:
             series.append((sub, lines))
     if not series:
         return []
-    with _figure(6.4, 3.6) as (fig, ax):
+    with _figure() as (fig, ax):
         for sub, lines in series:
             for metric, pts in lines.items():
                 ls = "-" if metric == spec.metrics[0] else "--"
@@ -214,7 +228,7 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
                 ax.plot(xs, [y * 100 for y in ys], ls, marker="o", label=f"{_label(sub)}: {metric}")
         ax.set_xlabel("runs pooled (k)")
         ax.set_ylabel("×100")
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+        ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
         f"{' and '.join(spec.metrics)} against the number of runs pooled for {len(series)} "
@@ -233,23 +247,23 @@ def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str,
         )
 
     judges = [(s, curve(s, "bon_score")) for s in _leading(show, subs)]
-    judges = [(s, c) for s, c in judges if c]
+    judges = [(s, c) for s, c in judges if len(c) >= 2]  # one n is no curve against n
     if not judges:
         return []
-    with _figure(6.4, 3.8) as (fig, ax):
+    with _figure() as (fig, ax):
         for sub, pts in judges:
             xs, ys = zip(*pts, strict=True)
             ax.plot(xs, ys, marker="o", label=_label(sub))
         for metric, text in (("bon_oracle", "oracle"), ("bon_first_n_mean", "mean of first n")):
             baseline = next((c for c in (curve(s, metric) for s, _ in judges) if c), [])
-            if baseline:
+            if len(baseline) >= 2:
                 xs, ys = zip(*baseline, strict=True)
                 ax.plot(xs, ys, ls="--", color="black" if metric == "bon_oracle" else "grey",
                         marker="s", label=text)  # fmt: skip
         ax.set_xlabel("n (proofs to choose from)")
         ax.set_ylabel("expected expert score (0–7)")
         ax.set_ylim(0, 7)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+        ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
         f"Best-of-n curves for {len(judges)} judges with the oracle and mean baselines; the "
@@ -267,24 +281,24 @@ def _confusion_heatmap(show: BenchmarkPresentation, spec: PlotSpec, subs: list[d
         grid = [[0] * size for _ in range(size)]
         for c in cells:
             grid[c["expert"]][c["predicted"]] = c["count"]
-        with _figure(4.2, 3.8) as (fig, ax):
+        with _figure(6.4, 5.6) as (fig, ax):
             image = ax.imshow(grid, cmap="Blues", origin="lower")
             top = max(max(row) for row in grid) or 1
             for e in range(size):
                 for p in range(size):
                     colour = "white" if grid[e][p] > top / 2 else "black"
-                    ax.text(p, e, str(grid[e][p]), ha="center", va="center", fontsize=7,
+                    ax.text(p, e, str(grid[e][p]), ha="center", va="center", fontsize=11,
                             color=colour)  # fmt: skip
             ax.set_xlabel("judge score (rounded)")
             ax.set_ylabel("expert score")
-            ax.set_title(sub["judge"], fontsize=9)
+            ax.set_title(sub["judge"])
             fig.colorbar(image, ax=ax, shrink=0.8)
             svg = _svg(fig)
         alt = (
             f"Heatmap of expert score against the rounded score of judge {sub['judge']}: "
             "counts of proofs per cell, 0 to 7 on both axes."
         )
-        plots.append(Plot(f"{show.name}-{spec.kind}-{n + 1}.svg", spec.title, alt, svg))
+        plots.append(Plot(f"{show.name}-{spec.kind}-{n + 1}.svg", spec.title, alt, svg, wide=False))
     return plots
 
 

@@ -5,7 +5,7 @@ disagree and nothing here depends on scoring internals. Everything coming from s
 (judge names, meta, subsets, citations, item texts) reaches the templates as plain strings and
 is escaped by Jinja's autoescape; nothing here marks a value safe. The pages work with
 JavaScript off (all tabs shown in turn, tables in their default order, every explorer row
-listed); the script only adds sorting, tabs and filters.
+listed, LaTeX as written); the scripts only add sorting, tabs, filters and KaTeX rendering.
 """
 
 from __future__ import annotations
@@ -25,23 +25,26 @@ import pyarrow.parquet as pq
 import yaml
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.leaderboard.board import Standing, board, chart, cross_view, standing
 from mathjudge.leaderboard.export import LEADERBOARD_JSON, OVERVIEW, export_data
+from mathjudge.leaderboard.itempages import item_views
+from mathjudge.leaderboard.modelpages import comparisons, model_views
 from mathjudge.leaderboard.pages import (
     ItemLocator,
     JudgeEntry,
     JudgeView,
     explorer,
-    item_pages,
     judge_key,
     judge_page,
-    overview,
-    rank_info,
+    model_page,
 )
 from mathjudge.leaderboard.plots import benchmark_plots
 from mathjudge.leaderboard.publish import publish
+from mathjudge.leaderboard.submit import meta_fields
 from mathjudge.leaderboard.views import (
     benchmark_view,
     bootstrap_text,
+    meta_text,
     metric_table,
     percent,
 )
@@ -51,7 +54,7 @@ from mathjudge.spec.presentation import DIRECTION_TEXT, OVERALL
 MAX_META_CHARS = 200
 RELEASES = "releases"
 RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-ASSETS = ("style.css", "site.js")
+ASSETS = ("style.css", "site.js", "math.js")
 
 
 def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
@@ -103,13 +106,15 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
         bench["presentation"] = typed.presentation  # the dataclass, with its formatting helpers
         bench["items"] = bench.get("items") or {"status": "no item data in this document"}
     views = [benchmark_view(b) for b in docs]
+    boards = [board(v, b) for v, b in zip(views, docs, strict=True)]
     origin = doc["generated_from"]
     releases = _releases(site) if list_releases else []
     page = functools.partial(_render, site, origin=origin)
     index = page(
         "index.html",
         "index.html",
-        view=overview(views, docs),
+        boards=[(b, chart(b.bench, d, b.rows)) for b, d in zip(boards, docs, strict=True)],
+        cross=cross_view(views, docs, doc.get("models", [])),
         releases=releases,
         downloads=OVERVIEW,
     )
@@ -123,47 +128,85 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
         plots = benchmark_plots(view.show, bench)
         for plot in plots:
             (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
-        ranks = {judge_key(s): rank_info(bench, s["id"]) for s in bench["submissions"]}
+        full = board(view, bench, limit=None)
+        headline = view.headline.label
+        standings = {judge_key(s): standing(bench, s, headline) for s in bench["submissions"]}
         page(
             view.page,
             "benchmark.html",
             bench=view,
             doc=bench,
+            chart=chart(view, bench, full.rows),
             plots=plots,
-            ranks=ranks,
+            standings=standings,
+            comparisons=comparisons(view, bench),
             dataset_page=_dataset_page(view.show.dataset, doc["datasets"]),
         )
-        _judge_entries(site, page, view, bench, judges)
+        _item_pages(site, page, view, bench)
+        _judge_entries(site, view, bench, standings, judges)
     for (source, judge), entries in judges.items():
         first = entries[0].submission
         view = JudgeView(
             judge, source, first["citation"], judge_page(source, judge), tuple(entries)
         )
         page(view.page, "judge.html", judge=view)
+    models = model_views(views, docs, doc.get("models", []))
+    page("models/index.html", "models.html", models=models)
+    for model in models:
+        page(model.page, "model.html", model=model)
     for dataset in doc["datasets"]:
         page(f"datasets/{dataset['name']}.html", "dataset.html", dataset=_dataset_view(dataset))
-    page("methodology.html", "methodology.html", presentations=document.methodology)
+    page(
+        "methodology.html",
+        "methodology.html",
+        presentations=document.methodology,
+        has_models=bool(models),
+    )
     page("downloads.html", "downloads.html", benchmarks=views, docs=docs, overview=OVERVIEW)
+    page("submit.html", "submit.html", benchmarks=document.methodology, schema=meta_fields())
     return index
+
+
+def _item_pages(site: Path, page: Any, view: Any, bench: dict[str, Any]) -> None:
+    """The benchmark's item index and one page per item, from the exported Parquet files."""
+    info = bench.get("items", {})
+    if info.get("status") != "exported":
+        return
+    names = info["downloads"]
+    data = site / "data"
+    details = pq.read_table(data / names["details"]) if names.get("details") else None
+    judges = {
+        s["id"]: s
+        for s in bench["submissions"]
+        if s["source"] != "reported" and s["content_hash"] == info["content_hash"]
+    }
+    index, items = item_views(
+        view,
+        pq.read_table(data / names["items"]),
+        pq.read_table(data / names["predictions"]),
+        details,
+        info,
+        judges,
+    )
+    page(index.path, "item_index.html", index=index)
+    for item in items:
+        page(item.path, "item.html", item=item)
 
 
 def _judge_entries(
     site: Path,
-    page: Any,
     view: Any,
     bench: dict[str, Any],
+    standings: dict[tuple[str, str], Standing],
     judges: dict[tuple[str, str], list[JudgeEntry]],
 ) -> None:
-    """Queue every judge's entry for this benchmark and write the item text pages."""
+    """Queue every judge's entry for this benchmark, with its item explorer."""
     info = bench.get("items", {})
     by_sid: dict[str, list[dict[str, Any]]] = {}
     locator = None
     if info.get("status") == "exported":
         names = info["downloads"]
-        items = pq.read_table(site / "data" / names["items"])
-        locator = ItemLocator.of(view.name, items)
-        for ip in item_pages(view, items, info):
-            page(ip.path, "items.html", page=ip)
+        locator = ItemLocator.of(view.name, pq.read_table(site / "data" / names["items"]))
         for row in pq.read_table(site / "data" / names["predictions"]).to_pylist():
             by_sid.setdefault(row["submission_id"], []).append(row)
     groups = view.groups
@@ -179,7 +222,7 @@ def _judge_entries(
                 info["fields"], by_sid[sub["id"]], locator, info["downloads"]["predictions"]
             )
         judges.setdefault(judge_key(sub), []).append(
-            JudgeEntry(view, sub, table, rank_info(bench, sub["id"]), n_ranked, found)
+            JudgeEntry(view, sub, table, standings[judge_key(sub)], n_ranked, found)
         )
 
 
@@ -220,10 +263,18 @@ def _releases(site: Path) -> list[str]:
 
 
 def _assets(site: Path) -> None:
+    """Our own assets, and the vendored KaTeX (its README stays in the package)."""
     (site / "assets").mkdir(exist_ok=True)
+    folder = resources.files("mathjudge.leaderboard").joinpath("assets")
     for name in ASSETS:
-        text = resources.files("mathjudge.leaderboard").joinpath("assets", name).read_text("utf-8")
-        (site / "assets" / name).write_text(text, encoding="utf-8")
+        (site / "assets" / name).write_text(folder.joinpath(name).read_text("utf-8"), "utf-8")
+    katex = folder.joinpath("katex")
+    (site / "assets" / "katex" / "fonts").mkdir(parents=True, exist_ok=True)
+    for name in ("katex.min.js", "katex.min.css", "auto-render.min.js", "LICENSE"):
+        (site / "assets" / "katex" / name).write_bytes(katex.joinpath(name).read_bytes())
+    for font in katex.joinpath("fonts").iterdir():
+        if font.name.endswith(".woff2"):
+            (site / "assets" / "katex" / "fonts" / font.name).write_bytes(font.read_bytes())
 
 
 def when(iso: str | None) -> str:
@@ -234,10 +285,14 @@ def when(iso: str | None) -> str:
 
 
 def meta_items(meta: dict[str, Any]) -> list[tuple[str, str]]:
-    """Meta as short (key, text) pairs; long values are cut so a page cannot be flooded."""
+    """Meta as short (key, text) pairs for a reader: lists as comma-separated text, our own
+    bookkeeping keys left out (they stay in the meta JSON), long values cut so a page cannot
+    be flooded."""
     items = []
     for key, value in sorted(meta.items()):
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = meta_text(key, value)
+        if text is None:
+            continue
         if len(text) > MAX_META_CHARS:
             text = text[:MAX_META_CHARS] + "…"
         items.append((str(key), text))
@@ -267,6 +322,7 @@ def environment() -> jinja2.Environment:
         direction_text=DIRECTION_TEXT,
         meta_items=meta_items,
         judge_page=judge_page,
+        model_page=model_page,
         citation_href=citation_href,
     )
     env.filters.update(percent=percent, when=when, bootstrap=bootstrap_text)

@@ -6,6 +6,7 @@ templates only lay out strings. Values from submissions stay plain strings (esca
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -34,6 +35,7 @@ class Row:
     partial: bool
     n: int
     cells: tuple[Cell, ...]
+    coverage_raw: str = ""  # for sorting
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,12 @@ class BenchmarkView:
     sections: tuple[Section, ...]
     submissions: tuple[dict[str, Any], ...]
     datasets: tuple[tuple[str, str, int], ...]  # (version, content hash, judges)
-    bootstraps: tuple[str, ...]
+    bootstraps: tuple[str, ...]  # of the reproduced results (reported ones carry none of ours)
     downloads: dict[str, str]
+
+    @property
+    def n_reported(self) -> int:
+        return sum(s["source"] == "reported" for s in self.submissions)
 
 
 def benchmark_view(bench: dict[str, Any]) -> BenchmarkView:
@@ -108,7 +114,9 @@ def benchmark_view(bench: dict[str, Any]) -> BenchmarkView:
         sections=tuple(sections),
         submissions=tuple(sorted(subs, key=lambda s: s["judge"].casefold())),
         datasets=tuple((v, h, n) for (v, h), n in sorted(datasets.items())),
-        bootstraps=tuple(sorted({bootstrap_text(s["bootstrap"]) for s in subs})),
+        bootstraps=tuple(
+            sorted({bootstrap_text(s["bootstrap"]) for s in subs if s["source"] != "reported"})
+        ),
         downloads=bench["downloads"],
     )
 
@@ -150,13 +158,14 @@ def metric_table(
             partial=bool(sub["partial"]) or sub["coverage"] < 1,
             n=max(s["n"] for s in scores.values()),
             cells=tuple(score_cell(m, scores.get(m.key)) for m in columns),
+            coverage_raw=repr(sub["coverage"]),
         )
-        ranked.append((_rank(headline, scores), sub["judge"].casefold(), row))
+        ranked.append((rank_key(headline, scores), sub["judge"].casefold(), row))
     ranked.sort(key=lambda r: (r[0], r[1]))
     return Table(caption, groups, tuple(r[2] for r in ranked))
 
 
-def _rank(headline: MetricSpec, scores: dict[str, dict[str, Any]]) -> tuple[int, float]:
+def rank_key(headline: MetricSpec, scores: dict[str, dict[str, Any]]) -> tuple[int, float]:
     """Sort key: defined values by the metric's direction, undefined (or unranked) last."""
     value = scores.get(headline.key, {}).get("value")
     if value is None or headline.direction is None:
@@ -214,3 +223,24 @@ def bootstrap_text(bootstrap: dict[str, Any]) -> str:
         return "none recorded"
     unit = f", clusters: {bootstrap['unit']}" if "unit" in bootstrap else ""
     return f"B = {bootstrap['B']} resamples, seed {bootstrap.get('seed', '?')}{unit}"
+
+
+# Meta keys that are our own bookkeeping (where a reported row was transcribed from, in our data
+# files): kept in the meta JSON, not shown on the pages.
+HIDDEN_META = frozenset({"transcribed_from"})
+
+
+def meta_text(key: str, value: Any) -> str | None:
+    """A meta value as a reader sees it: lists of texts comma-separated (the document keeps
+    non-text values as JSON text), None for a hidden key."""
+    if key in HIDDEN_META:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if text.startswith("["):
+        try:
+            items = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(items, list) and all(isinstance(i, str | int | float) for i in items):
+            return ", ".join(str(i) for i in items) if items else "none"
+    return text

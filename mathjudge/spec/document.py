@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mathjudge.spec.presentation import BenchmarkPresentation
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DOCUMENT = "leaderboard"  # the name the published document is stored under
 
 
@@ -30,6 +30,14 @@ class ScoreRow(_Model):
     ci_low: float | None
     ci_high: float | None
     n: int
+
+
+class ModelRef(_Model):
+    """The model behind a judge (the curated alias table, `evaluate/aliases.yaml`)."""
+
+    id: str
+    name: str
+    variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
 
 
 class Submission(_Model):
@@ -55,6 +63,9 @@ class Submission(_Model):
     mathjudge_version: str
     extras: dict[str, list[dict[str, Any]]]
     scores: list[ScoreRow]
+    # Scored on the small example a benchmark ships (the dataset's manifest says so).
+    example: bool = False
+    model: ModelRef | None = None
 
 
 class RankEntry(_Model):
@@ -65,8 +76,19 @@ class RankEntry(_Model):
     group: int  # tie group, 1 = the group of the best judge
 
 
+class Exclusion(_Model):
+    """Why a submission has no rank: `kind` one of reported, partial, example, other dataset,
+    no headline, undefined, alone, not ranked; `text` says it in words."""
+
+    kind: str
+    text: str
+
+
 class Ranks(_Model):
-    """Rank intervals and tie groups, or `status` saying why a benchmark is not ranked."""
+    """Rank intervals and tie groups, or `status` saying why a benchmark is not ranked.
+
+    Judges are ranked only against judges scored on the same item set (same dataset build,
+    every item answered); every other submission is in `excluded` with the reason."""
 
     status: str
     metric: str | None = None
@@ -74,6 +96,28 @@ class Ranks(_Model):
     bootstrap: dict[str, Any] | None = None  # B, seed, unit, alpha of the shared bootstrap
     dataset_content_hash: str | None = None
     judges: dict[str, RankEntry] = {}
+    excluded: dict[str, Exclusion] = {}
+
+
+class ComparisonRow(_Model):
+    scope: str
+    subset: str
+    metric: str
+    reported: float
+    value: float | None  # ours
+    ci_low: float | None
+    ci_high: float | None
+    outside: bool | None  # the paper's value lies outside our CI (None: no CI to test)
+
+
+class Comparison(_Model):
+    """A reported result and our reproduction of the same judge (declared in the alias
+    table), on every score both give."""
+
+    reported: str  # submission ids
+    reproduced: str
+    rows: list[ComparisonRow]
+    n_outside: int
 
 
 class BenchmarkDocument(_Model):
@@ -81,6 +125,7 @@ class BenchmarkDocument(_Model):
     presentation: BenchmarkPresentation
     submissions: list[Submission]
     ranks: Ranks
+    comparisons: list[Comparison] = []
     # Added by the site's export: download file names and the item explorer's data.
     downloads: dict[str, str] | None = None
     items: dict[str, Any] | None = None
@@ -94,6 +139,27 @@ class DatasetDocument(_Model):
     manifest: dict[str, Any]
 
 
+class ModelResult(_Model):
+    benchmark: str
+    submission: str  # id
+    judge: str
+    source: str
+    variant: str
+
+
+class ModelDocument(_Model):
+    """One model and every result of a judge built on it (the alias table's grouping)."""
+
+    id: str
+    name: str
+    organization: str | None = None
+    results: list[ModelResult]
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return sorted({r.benchmark for r in self.results})
+
+
 class GeneratedFrom(_Model):
     store: str
     submissions_in_store: int
@@ -102,9 +168,10 @@ class GeneratedFrom(_Model):
 
 
 class LeaderboardDocument(_Model):
-    schema_version: Literal[3] = SCHEMA_VERSION
+    schema_version: Literal[4] = SCHEMA_VERSION
     generated_from: GeneratedFrom
     benchmarks: list[BenchmarkDocument]  # those with results
     datasets: list[DatasetDocument]
+    models: list[ModelDocument] = []
     # Every benchmark of the installation that published it, for the methodology page.
     methodology: list[BenchmarkPresentation] = []

@@ -77,7 +77,9 @@ class EvaluationResult:
 
     @property
     def submission_id(self) -> str:
-        """Same benchmark data, judge, file and scoring options -> same id (re-evaluation)."""
+        """Same benchmark data, judge, file, meta and scoring options -> same id (a plain
+        re-evaluation replaces the stored result). A different meta is a new version of the
+        submission, stored beside the old one, never a silent replacement of it."""
         key = json.dumps(
             [
                 self.benchmark,
@@ -86,6 +88,7 @@ class EvaluationResult:
                 self.submission_sha256,
                 self.runs_agg,
                 self.bootstrap,
+                self.meta,
             ],
             sort_keys=True,
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -20,7 +21,7 @@ from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 from mathjudge.store.lock import open_store
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS store_info (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS submissions (
@@ -74,6 +75,22 @@ CREATE TABLE IF NOT EXISTS datasets (
     manifest JSON NOT NULL,
     items BLOB NOT NULL,
     PRIMARY KEY (content_hash, items_config)
+);
+-- A judge's own account of each item (its details file: rationale, extracted answer...), as
+-- a bounded JSON object per (item, run); shown on the item pages.
+CREATE TABLE IF NOT EXISTS item_details (
+    submission_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    run INTEGER,
+    details JSON NOT NULL
+);
+-- Submissions that `leaderboard sync` evaluated from a leaderboard repository: the folder
+-- (<benchmark>/<slug>), the hash of its files and of the dataset it was scored on, and the
+-- stored submission, so an unchanged folder is never evaluated again.
+CREATE TABLE IF NOT EXISTS repository (
+    path VARCHAR PRIMARY KEY,
+    key VARCHAR NOT NULL,
+    submission_id VARCHAR NOT NULL
 );
 -- The leaderboard document last published from this store (`evaluate.publish`).
 CREATE TABLE IF NOT EXISTS documents (
@@ -233,10 +250,68 @@ def write_document(path: Path, name: str, document: str) -> None:
         con.close()
 
 
+def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> None:
+    """Replace the details of a stored submission: rows of `item_id`, optional `run` and the
+    judge's own fields (checked and bounded by the caller)."""
+    table = pa.table(
+        {
+            "submission_id": pa.array([submission_id] * len(rows), pa.string()),
+            "item_id": pa.array([r["item_id"] for r in rows], pa.string()),
+            "run": pa.array([r.get("run") for r in rows], pa.int32()),
+            "details": pa.array(
+                [
+                    json.dumps({k: v for k, v in r.items() if k not in ("item_id", "run")})
+                    for r in rows
+                ],
+                pa.string(),
+            ),
+        }
+    )
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM item_details WHERE submission_id = ?", [submission_id])
+        con.register("new_details", table)
+        con.execute("INSERT INTO item_details SELECT * FROM new_details")
+        con.unregister("new_details")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+
+
+def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[str]) -> None:
+    """Remember which repository folder (path -> (key, submission id)) is in the store, and
+    delete the folders in `gone` together with their submissions; a folder whose files changed
+    drops the submission of its earlier version (the repository's history keeps that). One
+    transaction."""
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        known = dict(con.execute("SELECT path, submission_id FROM repository").fetchall())
+        stale = [known[f] for f in gone if f in known]
+        stale += [known[f] for f, (_, sid) in entries.items() if known.get(f, sid) != sid]
+        still = {sid for _, sid in entries.values()}
+        still |= {sid for f, sid in known.items() if f not in gone and f not in entries}
+        _delete(con, [sid for sid in stale if sid not in still])
+        con.execute("DELETE FROM repository WHERE path IN (SELECT unnest(?))", [gone])
+        for folder, (key, sid) in entries.items():
+            con.execute("INSERT OR REPLACE INTO repository VALUES (?, ?, ?)", [folder, key, sid])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+
+
 def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
     for table, key in (
         ("scores", "submission_id"),
         ("item_predictions", "submission_id"),
+        ("item_details", "submission_id"),
         ("submissions", "id"),
     ):
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT unnest(?))", [ids])

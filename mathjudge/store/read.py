@@ -84,6 +84,10 @@ def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return out
 
 
+def submission_ids(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r[0] for r in con.execute("SELECT id FROM submissions").fetchall()}
+
+
 def submission_count(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT count(*) FROM submissions").fetchone()
     return int(row[0]) if row else 0
@@ -151,6 +155,35 @@ def field_predictions(
            ORDER BY submission_id, item_id""",
         [sids, field],
     ).fetchall()
+
+
+def item_details(
+    con: duckdb.DuckDBPyConnection, sids: list[str]
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """submission id -> item id -> the judge's details rows (run order), for these ids."""
+    if not _has(con, "item_details"):
+        return {}
+    rows = con.execute(
+        """SELECT submission_id, item_id, run, CAST(details AS VARCHAR) FROM item_details
+           WHERE submission_id IN (SELECT unnest(?))
+           ORDER BY submission_id, item_id, run NULLS FIRST""",
+        [sids],
+    ).fetchall()
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for sid, item, run, details in rows:
+        entry = json.loads(details)
+        if run is not None:
+            entry = {"run": run, **entry}
+        out.setdefault(sid, {}).setdefault(item, []).append(entry)
+    return out
+
+
+def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
+    """Repository folder -> (key, submission id) of what `leaderboard sync` stored."""
+    if not _has(con, "repository"):
+        return {}
+    rows = con.execute("SELECT path, key, submission_id FROM repository").fetchall()
+    return {path: (key, sid) for path, key, sid in rows}
 
 
 def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:

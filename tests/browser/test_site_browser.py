@@ -58,9 +58,15 @@ B = 100
 class Site:
     root: Path
     disagreements: dict[str, int] = field(default_factory=dict)  # judge -> hand count
+    answered: dict[str, set[str]] = field(default_factory=dict)  # StepMathBench judge -> items
+    rows: list[dict[str, Any]] = field(default_factory=list)  # the upstream StepMathBench rows
 
     def url(self, path: str) -> str:
         return (self.root / path).as_uri()
+
+    def by_scope(self, **wanted: str) -> list[str]:
+        """Item ids whose upstream fields have these values (counted from the raw rows)."""
+        return [r["uid"] for r in self.rows if all(str(r[k]) == v for k, v in wanted.items())]
 
 
 def _stepmath_judges(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -92,14 +98,20 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
     datasets, store = tmp / "datasets", tmp / "results.duckdb"
     write_dataset(stepmathbench.build(mirror), datasets)
     write_dataset(opc.build(mirror), datasets)
-    built = Site(tmp / "site")
+    built = Site(tmp / "site", rows=stepmath_rows)
     for n, (judge, rows) in enumerate(_stepmath_judges(stepmath_rows).items()):
+        built.answered[judge] = {r["item_id"] for r in rows}
         path = write_jsonl(tmp / f"step-{n}.jsonl", rows)
         result = evaluate_file(
             "stepmathbench", path, judge, datasets_dir=datasets, n_boot=B,
             allow_partial=len(rows) < 1000, meta={"model": "<b>x</b>", "prompt": SCRIPT_JUDGE},
         )  # fmt: skip
-        results_store.save(store, result)
+        sid = results_store.save(store, result)
+        if judge == "close judge":  # a judge with a details file: its rationale per item
+            results_store.save_details(store, sid, [
+                {"item_id": r["item_id"], "rationale": f"step 2 of {r['item_id']} is wrong; {SCRIPT_JUDGE}"}
+                for r in rows[:20]
+            ])  # fmt: skip
         gold = {r["uid"]: r for r in stepmath_rows}
         built.disagreements[judge] = sum(
             r.get("score", gold[r["item_id"]]["gold_score"]) != gold[r["item_id"]]["gold_score"]
@@ -176,42 +188,105 @@ def _column_values(page: Page, table: str, index: int) -> list[str]:
     )
 
 
-def test_overview_sorts_toggles_reported_and_shows_hostile_names_as_text(
+def test_overview_answers_who_leads_with_ranks_and_hostile_names_as_text(
     site: Site, watched: Watched
 ) -> None:
     page = watched.page
     page.goto(site.url("index.html"))
-    headers = page.locator("#overview thead th")
-    names = [h.strip() for h in headers.all_inner_texts()]
-    column = next(i for i, h in enumerate(names) if h.startswith("StepMathBench"))
-    sort = headers.nth(column).get_by_role("button")
-    sort.click()  # Corr: higher is better, so the first click sorts descending
-    assert headers.nth(column).get_attribute("aria-sort") == "descending"
-    values = [float(v) for v in _column_values(page, "#overview", column) if v]
-    assert values == sorted(values, reverse=True) and len(values) >= 4
-    sort.press("Enter")  # keyboard-operable: a real button
-    assert headers.nth(column).get_attribute("aria-sort") == "ascending"
-    values = [float(v) for v in _column_values(page, "#overview", column) if v]
-    assert values == sorted(values)
-    # Hostile names are text, and the reported rows carry a badge and a paper link.
-    judges = page.locator("#overview tbody th").all_inner_texts()
-    assert any(SCRIPT_JUDGE in j for j in judges) and any(IMG_JUDGE in j for j in judges)
+    # At a glance: every benchmark with its leader (or highest value) in the first screen.
+    glance = page.locator(".glance li")
+    doc = json.loads((site.root / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    names = [b["presentation"]["display_name"] for b in doc["benchmarks"]]
+    assert [glance.nth(i).locator("a.bench").inner_text() for i in range(len(names))] == names
+    for i in range(len(names)):
+        assert glance.nth(i).bounding_box()["y"] < 900
+    step = page.locator("#bench-stepmathbench")
+    verdict = step.locator(".verdict").inner_text()
+    # The exact (gold-copying) judge is first in every replicate; the close one second.
+    assert verdict.startswith(f"Leads: {FORMULA_JUDGE}") and "Significant lead" in verdict
+    rows = step.locator("tbody tr")
+    first = rows.first.locator("td").first.inner_text().split()
+    assert first == ["1", "group", "1"]
+    assert "2 group 2" in " ".join(
+        rows.filter(has_text="close judge").locator("td").first.inner_text().split()
+    )
+    # The answer-only judge gives no Corr: not in a table ordered by Corr.
+    assert rows.filter(has_text=IMG_JUDGE).count() == 0
+    # Reported rows carry a badge and a paper link, never a rank.
     assert page.locator("img[src=x]").count() == 0
-    reported = page.locator("#overview tbody tr[data-source=reported]")
-    assert reported.count() > 50
+    reported = page.locator("#bench-mumath tbody tr[data-source=reported]")
+    assert reported.count() == 5  # the first five of the board, all from the paper
     assert reported.first.locator(".badge.reported").is_visible()
     assert reported.first.locator("a.cite").get_attribute("href").startswith("https://arxiv.org/")
+    assert reported.first.locator("td").first.inner_text().strip() == "—"
+    # OPC: the corpus judge answered 311 of 434 items: shown, labelled, unranked.
+    opc = page.locator("#bench-opc")
+    assert "partial 71.7%" in opc.locator("tbody tr", has_text="OPC LLM judge").inner_text()
     page.get_by_label("Show results reported in papers").uncheck()
     assert reported.first.is_hidden()
-    assert page.locator("#overview tbody tr:not([hidden])").count() == 7  # 5 + 2 OPC judges
-    # Rank interval and tie group on a reproduced cell.
-    # The exact (gold-copying) judge is first in every replicate; the close one second.
-    rows = page.locator("#overview tbody tr")
-    assert "rank 1 · group 1" in rows.filter(has_text=FORMULA_JUDGE).inner_text()
-    assert "rank 2 · group 2" in rows.filter(has_text="close judge").inner_text()
-    assert "no Corr" in rows.filter(has_text=IMG_JUDGE).inner_text()  # answer-only judge
+    assert page.locator("#bench-mumath .dot-row.reported").first.is_hidden()
+    # The comparison chart: one point per row, in table order, whiskers only with an interval.
+    chart = page.locator("#bench-stepmathbench .dot-row")
+    assert chart.count() == rows.count()
+    assert chart.first.locator(".whisker").count() == 1
+    page.get_by_label("Show results reported in papers").check()
+    assert page.locator("#bench-mumath .dot-row .whisker").count() == 0  # the paper gives none
     shot = _shot(page, "overview.png")
     assert shot.is_file()
+    assert watched.problems == []
+
+
+def test_sorting_keeps_empty_cells_last_in_both_directions(site: Site, watched: Watched) -> None:
+    """StepMathBench's overall table: Corr is empty (a dash) for the answer-only judge and
+    for the papers' final-answer rows; numbers sort as numbers, empties stay last."""
+    page = watched.page
+    page.goto(site.url("stepmathbench.html"))
+    table = "#panel-scope-overall table"
+    headers = page.locator(f"{table} thead tr").last.locator("th")
+    labels = [h.strip() for h in headers.all_inner_texts()]
+    column = next(i for i, h in enumerate(labels) if h.startswith("Corr"))
+    values = _column_values(page, table, column)
+    assert values.count("") >= 5 and len([v for v in values if v]) >= 10
+    # Hostile judge names are shown as text, never as markup.
+    judges = page.locator(f"{table} tbody th").all_inner_texts()
+    assert any(SCRIPT_JUDGE in j for j in judges) and any(IMG_JUDGE in j for j in judges)
+    assert page.locator("img[src=x]").count() == 0
+    for clicks, order in ((1, "descending"), (1, "ascending")):
+        for _ in range(clicks):
+            headers.nth(column).get_by_role("button").click()
+        assert headers.nth(column).get_attribute("aria-sort") == order
+        values = _column_values(page, table, column)
+        filled = [float(v) for v in values if v]
+        assert values[len(filled) :] == [""] * (len(values) - len(filled))  # empties last
+        assert filled == sorted(filled, reverse=order == "descending")
+    # A text column sorts as text, a keyboard press works like a click.
+    headers.nth(0).get_by_role("button").press("Enter")
+    assert headers.nth(0).get_attribute("aria-sort") == "ascending"
+    assert watched.problems == []
+
+
+def test_judge_column_and_header_stay_in_view(site: Site, watched: Watched) -> None:
+    page = watched.page
+    page.set_viewport_size({"width": 700, "height": 700})
+    page.goto(site.url("stepmathbench.html"))
+    wrap = page.locator("#panel-scope-overall .table-wrap").first
+    wrap.evaluate("w => w.scrollIntoView()")
+    box = wrap.bounding_box()
+    wrap.evaluate("w => { w.scrollLeft = 600; w.scrollTop = 300; }")
+    assert wrap.evaluate("w => w.scrollLeft") > 0 and wrap.evaluate("w => w.scrollTop") > 0
+    # The first visible row's judge cell still starts at the frame's left edge...
+    judge = page.locator("#panel-scope-overall tbody th.judge").nth(8)
+    assert abs(judge.bounding_box()["x"] - box["x"]) <= 2
+    # ...and the header (metric groups, then metric names) sits at the frame's top.
+    thead = page.locator("#panel-scope-overall thead").first
+    assert abs(thead.bounding_box()["y"] - box["y"]) <= 2
+    header = page.locator("#panel-scope-overall thead th.judge-col").first
+    at_point = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).closest('th')?.textContent.trim()",
+        [box["x"] + 10, header.bounding_box()["y"] + header.bounding_box()["height"] / 2],
+    )
+    assert at_point == "Judge"
+    _shot(page, "sticky.png")
     assert watched.problems == []
 
 
@@ -230,11 +305,20 @@ def test_benchmark_tabs_switch_by_click_and_keyboard(site: Site, watched: Watche
     assert page.evaluate("document.activeElement.textContent") == "By generator"
     assert page.locator("figure img").count() >= 1
     assert page.locator("figure img").first.evaluate("img => img.naturalWidth") > 0
+    # The selected tab is in the URL: a reload (or a shared link) opens it again.
+    assert urldefrag(page.url).fragment == "scope-generator"
+    page.reload()
+    assert page.locator("#panel-scope-generator").is_visible() and overall.is_hidden()
+    page.goto(site.url("stepmathbench.html") + "#scope-level")
+    assert page.get_by_role("tab", name="By level").get_attribute("aria-selected") == "true"
+    # Plots span the content width.
+    figure = page.locator(".plots figure.wide").first
+    assert figure.bounding_box()["width"] >= page.locator("main").bounding_box()["width"] - 40
     _shot(page, "stepmathbench.png")
     assert watched.problems == []
 
 
-def test_item_explorer_filters_and_links_to_item_text(site: Site, watched: Watched) -> None:
+def test_item_explorer_links_to_item_pages_with_every_judge(site: Site, watched: Watched) -> None:
     page = watched.page
     page.goto(site.url(judge_page("reproduced", "close judge")))
     rows = page.locator("#ex-stepmathbench tbody tr")
@@ -246,15 +330,78 @@ def test_item_explorer_filters_and_links_to_item_text(site: Site, watched: Watch
         f"{site.disagreements['close judge']} of 1000 items shown"
     )
     page.get_by_label("Only disagreements").uncheck()
-    page.get_by_label("Search items").fill("stepmath-137")
-    assert visible.count() == 1
-    link = visible.first.get_by_role("link", name="stepmath-137")
-    link.click()
+    page.get_by_label("Search items").fill("stepmath-13")
+    assert visible.first.inner_text().startswith("stepmath-13")
+    visible.first.get_by_role("link", name="stepmath-13", exact=True).click()
     page.wait_for_load_state()
-    assert "items/stepmathbench-" in page.url
-    target = page.locator(f"#{urldefrag(page.url).fragment}")
-    assert "stepmath-137" in target.inner_text()
+    assert page.url.endswith("items/stepmathbench/stepmath-13.html")
+    # Every reproduced judge's prediction beside the gold label, and the close judge's details.
+    judges = page.locator("table.item-judges tbody tr")
+    answered = [j for j in site.answered if "stepmath-13" in site.answered[j]]
+    assert sorted(judges.locator("th").all_inner_texts()) == sorted(answered)
+    close = judges.filter(has_text="close judge")
+    assert "step 2 of stepmath-13 is wrong" in close.locator("td.details").inner_text()
+    assert SCRIPT_JUDGE in close.locator("td.details").inner_text()  # shown as text
+    assert "none given" in judges.filter(has_text="far judge").inner_text()
+    page.get_by_role("link", name="next →").click()
+    assert page.url.endswith("items/stepmathbench/stepmath-14.html")
     _shot(page, "item.png")
+    assert watched.problems == []
+
+
+def test_item_index_filters_by_scope_in_natural_order(site: Site, watched: Watched) -> None:
+    page = watched.page
+    page.goto(site.url("items/stepmathbench/index.html"))
+    ids = page.locator("#items tbody th").all_inner_texts()
+    assert ids[:12] == [f"stepmath-{i}" for i in range(1, 13)]  # not stepmath-1, -10, -100...
+    assert len(ids) == 1000
+    page.get_by_label("type").select_option("Proof")
+    page.get_by_label("level").select_option("3")
+    shown = page.locator("#items tbody tr:not([hidden])")
+    expected = site.by_scope(type="Proof", level="3")
+    assert shown.count() == len(expected) > 0
+    assert page.locator("[data-count]").inner_text() == f"{len(expected)} of 1000 items shown"
+    page.get_by_label("Only items a judge gets wrong").check()
+    assert 0 < shown.count() <= len(expected)
+    _shot(page, "items.png")
+    assert watched.problems == []
+
+
+def test_latex_renders_with_katex_and_stays_readable_without_javascript(
+    site: Site, watched: Watched, browser: Browser
+) -> None:
+    path = "items/stepmathbench/stepmath-5.html"
+    page = watched.page
+    page.goto(site.url(path), wait_until="networkidle")
+    assert page.locator("html[data-math=rendered]").count() == 1
+    assert page.locator(".text .katex").count() > 0
+    assert (
+        page.locator(".katex")
+        .first.evaluate("e => getComputedStyle(e).fontFamily")
+        .startswith("KaTeX")
+    )
+    assert watched.problems == []  # no console output from formulas KaTeX cannot parse
+    context = browser.new_context(java_script_enabled=False)
+    off = context.new_page()
+    try:
+        off.goto(site.url(path))
+        assert off.locator(".katex").count() == 0
+        raw = off.locator(".text.tex").first.inner_text()
+        assert "$" in raw or "\\(" in raw  # the TeX as written
+    finally:
+        context.close()
+
+
+def test_submit_page_lists_the_meta_schema(site: Site, watched: Watched) -> None:
+    page = watched.page
+    page.goto(site.url("index.html"))
+    page.get_by_role("link", name="Submit", exact=True).first.click()
+    assert page.url.endswith("submit.html")
+    fields = page.locator("table tbody th code").all_inner_texts()
+    assert fields == ["judge", "model", "model_version", "organization", "link", "date",
+                      "prompt", "config", "open_weights", "license", "contact"]  # fmt: skip
+    assert "mathjudge submit BENCH predictions.jsonl --meta meta.yaml" in page.inner_text("main")
+    _shot(page, "submit.png")
     assert watched.problems == []
 
 
@@ -301,7 +448,7 @@ def test_every_internal_link_resolves(site: Site) -> None:
                 queue.append(target)
             checked += 1
     assert seen == set(root.rglob("*.html"))  # nothing unreachable either
-    assert len(seen) > 100 and checked > 1000
+    assert len(seen) > 1400 and checked > 10000
 
 
 def test_each_kind_of_page_loads_without_errors(site: Site, watched: Watched) -> None:
@@ -313,7 +460,9 @@ def test_each_kind_of_page_loads_without_errors(site: Site, watched: Watched) ->
         first = bench["submissions"][0]
         pages.append(judge_page(first["source"], first["judge"]))
     pages += [f"datasets/{d['name']}.html" for d in doc["datasets"]]
-    pages += [f"items/{name}-1.html" for name in ("stepmathbench", "opc")]
+    pages += [f"items/{name}/index.html" for name in ("stepmathbench", "opc")]
+    pages += ["items/stepmathbench/stepmath-1.html", "submit.html", "models/index.html"]
+    pages += [f"models/{m['id']}.html" for m in doc["models"][:3]]
     pages.append(judge_page("reproduced", SCRIPT_JUDGE))
     failed: list[str] = []
     watched.page.on("requestfailed", lambda r: failed.append(r.url))
@@ -325,7 +474,9 @@ def test_each_kind_of_page_loads_without_errors(site: Site, watched: Watched) ->
     assert failed == [] and watched.problems == []
 
 
-def test_narrow_viewport_has_no_page_overflow(site: Site, browser: Browser) -> None:
+def test_narrow_viewport_shows_every_benchmark_without_overflow(
+    site: Site, browser: Browser
+) -> None:
     context = browser.new_context(viewport={"width": 375, "height": 800})
     page = context.new_page()
     try:
@@ -336,12 +487,27 @@ def test_narrow_viewport_has_no_page_overflow(site: Site, browser: Browser) -> N
             judge_page("reproduced", "close judge"),
             "datasets/opc.html",
             "methodology.html",
+            "submit.html",
+            "items/stepmathbench/index.html",
+            "items/stepmathbench/stepmath-5.html",
+            "models/gpt-4o.html",
         ):
             page.goto(site.url(path))
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 375, f"{path}: page is {width}px wide at 375px"
         page.goto(site.url("index.html"))
+        doc = json.loads((site.root / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+        boards = page.locator("section.board")
+        assert boards.count() == len(doc["benchmarks"])  # every benchmark, stacked
+        for i in range(boards.count()):
+            box = boards.nth(i).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 375
+            assert boards.nth(i).locator(".verdict").is_visible()
         _shot(page, "overview-375.png")
+        page.locator("#bench-stepmathbench").scroll_into_view_if_needed()
+        verdict = page.locator("#bench-stepmathbench .verdict").bounding_box()
+        assert verdict["y"] >= 0 and verdict["y"] + verdict["height"] <= 800  # in the first screen
+        _shot(page, "overview-375-stepmathbench.png")
     finally:
         context.close()
 
@@ -358,7 +524,10 @@ def test_pages_read_with_javascript_off(site: Site, browser: Browser) -> None:
         assert page.locator("#ex-stepmathbench tbody tr:visible").count() == 1000
         assert page.locator("[data-explorer-controls]").is_hidden()
         page.goto(site.url("index.html"))
-        assert page.locator("#overview tbody tr[data-source=reported]").first.is_visible()
+        assert page.locator("tbody tr[data-source=reported]").first.is_visible()
+        page.goto(site.url("items/stepmathbench/index.html"))
+        assert page.locator("#items tbody tr:visible").count() == 1000
+        assert page.locator("[data-item-filters]").is_hidden()
     finally:
         context.close()
 
@@ -368,5 +537,13 @@ def test_leaderboard_json_is_what_the_pages_show(site: Site) -> None:
     names = {b["name"] for b in doc["benchmarks"]}
     assert {"stepmathbench", "opc", "mumath", "proofbench"} <= names
     (opc_doc,) = [b for b in doc["benchmarks"] if b["name"] == "opc"]
-    assert opc_doc["ranks"]["status"] == "ranked" and len(opc_doc["ranks"]["judges"]) == 2
+    # One judge on every item and one partial: nothing comparable to rank.
+    assert opc_doc["ranks"]["status"] == "not ranked: fewer than two comparable judges"
+    assert {e["kind"] for e in opc_doc["ranks"]["excluded"].values()} == {"alone", "partial"}
     assert {d["name"] for d in doc["datasets"]} == {"stepmathbench", "opc"}
+
+
+def test_no_page_names_the_folder_it_was_built_in(site: Site) -> None:
+    build = str(site.root.parent).encode()
+    leaked = [p for p in site.root.rglob("*") if p.is_file() and build in p.read_bytes()]
+    assert leaked == []

@@ -169,6 +169,7 @@ def build(source_dir: Path | None = None) -> Build:
         ),
         card_body=render_card_body(NAME, **facts),
         sources=((source, resolved),),
+        example=package.folder.resolve() == EXAMPLE_PACKAGE,
         checks={
             "package": f"{package.name} {package.version}: {len(package.files)} files valid",
             "pools": "every original, and every variant with candidates, has correct and wrong",

@@ -1,0 +1,144 @@
+"""Model identity: the curated alias table (`aliases.yaml`, reviewed like code) that says which
+judges run on the same model, and which reported result our reproduction corresponds to.
+
+Papers name one model many ways (`GPT-4o`, `gpt-4o (MS)`, `GPT-4oV2`); the table maps each
+stored (benchmark, source, judge) to one model id with its configuration as the variant. Publish
+adds the model to every matching submission, a list of models with all their results, and the
+reported-vs-reproduced comparisons of the declared pairs (`compare_pair`).
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from mathjudge.errors import MathJudgeError
+
+TABLE = "aliases.yaml"
+Source = Literal["reported", "reproduced"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class JudgeAlias(_Strict):
+    benchmark: str
+    source: Source
+    judge: str
+    variant: str = ""
+    version: str | None = None
+
+
+class Model(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")  # a file name on the site
+    name: str
+    organization: str | None = None
+    aliases: tuple[str, ...] = ()  # names a submission's meta may give as its `model`
+    judges: tuple[JudgeAlias, ...] = ()
+
+
+class Pair(_Strict):
+    benchmark: str
+    reported: str
+    reproduced: str
+
+
+class AliasTable(_Strict):
+    models: tuple[Model, ...]
+    pairs: tuple[Pair, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AliasTable:
+        ids = [m.id for m in self.models]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"model ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
+        seen: dict[tuple[str, str, str], str] = {}
+        for model in self.models:
+            for j in model.judges:
+                key = (j.benchmark, j.source, j.judge)
+                if key in seen:
+                    raise ValueError(f"{key} is listed under both {seen[key]} and {model.id}")
+                seen[key] = model.id
+        for pair in self.pairs:
+            a = seen.get((pair.benchmark, "reported", pair.reported))
+            b = seen.get((pair.benchmark, "reproduced", pair.reproduced))
+            if a is None or a != b:
+                raise ValueError(
+                    f"pair {pair.reported!r} / {pair.reproduced!r} on {pair.benchmark}: both "
+                    "judges must be listed under one model"
+                )
+        return self
+
+    def model_of(self, benchmark: str, source: str, judge: str, meta: dict[str, Any]) -> Any:
+        """(model, variant) of a stored submission, or None: the table's judge entry, else a
+        reproduced submission whose meta names the model by its id, name or an alias (its
+        judge name is then the variant)."""
+        for model in self.models:
+            for j in model.judges:
+                if (j.benchmark, j.source, j.judge) == (benchmark, source, judge):
+                    return model, j.variant
+        named = meta.get("model")
+        if source != "reproduced" or not isinstance(named, str):
+            return None
+        wanted = named.strip().casefold()
+        for model in self.models:
+            if wanted in {model.id, model.name.casefold(), *(a.casefold() for a in model.aliases)}:
+                return model, judge
+        return None
+
+
+def parse(text: str, where: str) -> AliasTable:
+    try:
+        return AliasTable.model_validate(yaml.safe_load(text))
+    except yaml.YAMLError as exc:
+        raise MathJudgeError(f"{where}: not a valid alias table ({exc})") from None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'table'}: {e['msg']}" for e in exc.errors()
+        )
+        raise MathJudgeError(f"{where}: not a valid alias table ({problems})") from None
+
+
+@functools.cache
+def table() -> AliasTable:
+    """The shipped table (parsed once)."""
+    text = resources.files("mathjudge.evaluate").joinpath(TABLE).read_text(encoding="utf-8")
+    return parse(text, f"mathjudge/evaluate/{TABLE}")
+
+
+def compare_pair(reported: dict[str, Any], reproduced: dict[str, Any]) -> dict[str, Any]:
+    """Every score both results give: the paper's value beside ours, flagged when it lies
+    outside our 95% CI (no flag where we have no interval)."""
+    ours = {(s["scope"], s["subset"], s["metric"]): s for s in reproduced["scores"]}
+    rows = []
+    for paper in reported["scores"]:
+        key = (paper["scope"], paper["subset"], paper["metric"])
+        mine = ours.get(key)
+        if mine is None or paper["value"] is None:
+            continue
+        low, high = mine["ci_low"], mine["ci_high"]
+        outside = None if low is None or high is None else not low <= paper["value"] <= high
+        rows.append(
+            {
+                "scope": key[0],
+                "subset": key[1],
+                "metric": key[2],
+                "reported": paper["value"],
+                "value": mine["value"],
+                "ci_low": low,
+                "ci_high": high,
+                "outside": outside,
+            }
+        )
+    rows.sort(key=lambda r: (r["scope"] != "overall", r["scope"], r["subset"], r["metric"]))
+    return {
+        "reported": reported["id"],
+        "reproduced": reproduced["id"],
+        "rows": rows,
+        "n_outside": sum(bool(r["outside"]) for r in rows),
+    }
