@@ -19,7 +19,7 @@ from mathjudge.dataio.writer import content_hash
 from mathjudge.errors import MathJudgeError
 
 RAW = "https://raw.githubusercontent.com"
-PREFIX = f"/SHU-XUN/StepMathAgent/{stepmathbench.COMMIT}/data/"
+PREFIX = f"/SHU-XUN/StepMathAgent/{stepmathbench.SOURCE.revision}/data/"
 NAMES = sorted(f.path for f in stepmathbench.SOURCE.files)
 
 

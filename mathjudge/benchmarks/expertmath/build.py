@@ -18,12 +18,13 @@ from datasets import Value
 from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
 from mathjudge.config import mirror_root
 from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "expertmath"
-VERSION = "1.0.0"
+VERSION = load_pins(NAME).version  # source.yaml: the layout version
 EXAMPLE_PACKAGE = Path(__file__).resolve().parent / "example"
 
 PROBLEM_FEATURES = datasets.Features(

@@ -24,19 +24,15 @@ from datasets import Sequence, Value
 from mathjudge.config import mirror_root
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl, read_json
-from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import ResolvedFile, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "hard2verify"
-VERSION = "1.0.0"
-SOURCE = Source(
-    kind="huggingface",
-    repo="Salesforce/Hard2Verify",
-    revision="user-decrypted",
-    mirror_name=NAME,
-    files=(),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the (never downloaded) Hub repo
+VERSION = PINS.version
+SOURCE = PINS.source
 SUFFIXES = (".jsonl", ".json")
 
 FEATURES = datasets.Features(

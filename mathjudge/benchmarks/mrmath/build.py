@@ -27,42 +27,18 @@ from datasets import List, Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "mrmath"
-VERSION = "1.0.0"
-REPO = "GAIR-NLP/ReasonEval"
-COMMIT = "6c91c7a16e2b0e12ebc89685207cd091fb411478"
-MIRROR = "mr-math"
+PINS = load_pins(NAME)  # source.yaml: the version, the upstream files and published outputs
+VERSION = PINS.version
+SOURCE = PINS.source
 SETS = ("invalid", "redundant")
 INVALID_FILE = "dataset/mr-math_invalid_errors.json"
 REDUNDANT_FILE = "dataset/mr-math_redundant_errors.json"
-
-
-def raw_url(path: str) -> str:
-    return f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/{path}"
-
-
-SOURCE = Source(
-    kind="github",
-    repo=REPO,
-    revision=COMMIT,
-    mirror_name=MIRROR,
-    files=(
-        SourceFile(
-            INVALID_FILE,
-            raw_url(INVALID_FILE),
-            "24317f01a3f34f569cc6438396a242252c9695bcd6c603cd153d3f99ca14929c",
-        ),
-        SourceFile(
-            REDUNDANT_FILE,
-            raw_url(REDUNDANT_FILE),
-            "a2abed891b581481f9e66e2321229602c3247934ec01fb862e4399c11d1a4641",
-        ),
-    ),
-)
 
 FEATURES = datasets.Features(
     {

@@ -24,15 +24,15 @@ from datasets import Value
 from datasets.exceptions import DatasetsError
 
 from mathjudge.dataio.cards import render_card_body
-from mathjudge.dataio.sources import Source, resolve_snapshot
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import resolve_snapshot
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "mumath"
-VERSION = "1.0.0"
-SOURCE = Source(
-    kind="huggingface", repo="toloka/mu-math", revision="main", mirror_name="mumath", files=()
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the Hub repo
+VERSION = PINS.version
+SOURCE = PINS.source
 UPSTREAM_COLUMNS = ("uuid", "problem_statement", "golden_answer", "model", "model_output", "label")
 _TEXT_COLUMNS = ("problem_statement", "golden_answer", "model", "model_output")
 

@@ -19,28 +19,16 @@ import pyarrow.parquet as pq
 from datasets import List, Value
 
 from mathjudge.dataio.cards import render_card_body
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "opc"
-VERSION = "1.0.0"
-COMMIT = "f51794e53d8ef2ae2e7f9a0be49809040f2a8f9c"
-UPSTREAM_PATH = "data/train/discrete/long/test.parquet"
-SOURCE = Source(
-    kind="github",
-    repo="insait-institute/open-proof-corpus",
-    revision=COMMIT,
-    mirror_name="open-proof-corpus",
-    files=(
-        SourceFile(
-            "test_discrete_long.parquet",
-            f"https://raw.githubusercontent.com/insait-institute/open-proof-corpus/{COMMIT}/"
-            f"{UPSTREAM_PATH}",
-            "fafe2b7048f9c57181d5bf3539c086b399462f4d61533dd9c4f6b42a14cfecdf",
-        ),
-    ),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the upstream file
+VERSION = PINS.version
+SOURCE = PINS.source
+UPSTREAM_PATH = PINS.files[0].upstream
 SOURCE_FILE = SOURCE.files[0].path
 
 # The judge prompt ends with these two sections; the proof runs to the end of the prompt.

@@ -18,32 +18,15 @@ from datasets import ClassLabel, List, Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import expect, read_jsonl
-from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "stepmathbench"
-VERSION = "1.0.0"
-COMMIT = "2e197deac78a49e04270c0b0651702b2ac12f856"
-_RAW = f"https://raw.githubusercontent.com/SHU-XUN/StepMathAgent/{COMMIT}/data"
-SOURCE = Source(
-    kind="github",
-    repo="SHU-XUN/StepMathAgent",
-    revision=COMMIT,
-    mirror_name="stepmathbench",
-    files=(
-        SourceFile(
-            "stepmath.jsonl",
-            f"{_RAW}/stepmath.jsonl",
-            "70c01d40fabbb1cbb74fc856363f776b468b9ffc4f4ce4aa1b05941a788c593a",
-        ),
-        SourceFile(
-            "question.jsonl",
-            f"{_RAW}/question.jsonl",
-            "c9cc94b24ca4ec230bc571cec0a74546b8cea2b6a6bb17887d10b1107d6d7fb6",
-        ),
-    ),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the upstream files
+VERSION = PINS.version
+SOURCE = PINS.source
 
 STEP_LABELS = ("correct", "incorrect", "correct_but_meaningless")
 _RAW_LABELS = {"1": "correct", "0": "incorrect", "1(0)": "correct_but_meaningless"}
