@@ -20,7 +20,7 @@ from datasets import Value
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.pins import load_pins
-from mathjudge.dataio.sources import resolve
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
@@ -139,12 +139,12 @@ def pairs(files: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def build(source_dir: Path | None = None) -> Build:
-    resolved = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    resolved = resolve(source, source_dir)
     by_config = pairs({name: f.path for name, f in resolved.items()})
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "configs": {
             config: {
                 "response_model": CONFIGS[config],
@@ -168,7 +168,7 @@ def build(source_dir: Path | None = None) -> Build:
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, resolved),),
+        sources=((source, resolved),),
         checks={
             "redistribution": "local only; --push-to-hub refuses this dataset",
             "pairs": {c: len(rows) for c, rows in by_config.items()},

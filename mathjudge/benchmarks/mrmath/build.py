@@ -28,7 +28,7 @@ from datasets import List, Value
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.pins import load_pins
-from mathjudge.dataio.sources import resolve
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
@@ -206,8 +206,8 @@ def solutions(files: dict[str, Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def build(source_dir: Path | None = None) -> Build:
-    resolved = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    resolved = resolve(source, source_dir)
     rows = solutions({name: f.path for name, f in resolved.items()})
     by_set = {s: [r for r in rows if r["set"] == s] for s in SETS}
     invalid, redundant = by_set["invalid"], by_set["redundant"]
@@ -216,7 +216,7 @@ def build(source_dir: Path | None = None) -> Build:
     )
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "n_rows": len(rows),
         "n_invalid": len(invalid),
         "n_flawed": sum(not r["solution_label"] for r in invalid),
@@ -240,7 +240,7 @@ def build(source_dir: Path | None = None) -> Build:
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, resolved),),
+        sources=((source, resolved),),
         checks={
             "redistribution": "local only; --push-to-hub refuses this dataset",
             "ids": "upstream id = line index in every file",

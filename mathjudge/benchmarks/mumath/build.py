@@ -25,7 +25,7 @@ from datasets.exceptions import DatasetsError
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
-from mathjudge.dataio.sources import resolve_snapshot
+from mathjudge.dataio.sources import Source, resolve_snapshot
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
@@ -137,10 +137,10 @@ def judgments(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def build(source_dir: Path | None = None) -> Build:
-    snapshot = resolve_snapshot(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    snapshot = resolve_snapshot(source, source_dir)
     rows = judgments(read_test_split(snapshot.folder))
-    source = replace(SOURCE, revision=snapshot.revision)
+    source = replace(source, revision=snapshot.revision)
     per_problem = Counter(r["problem_id"] for r in rows)
     labels = Counter("correct" if r["label"] else "incorrect" for r in rows)
     facts = {

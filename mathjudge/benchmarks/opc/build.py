@@ -20,7 +20,7 @@ from datasets import List, Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
-from mathjudge.dataio.sources import resolve
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
@@ -144,15 +144,15 @@ def judgments(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def build(source_dir: Path | None = None) -> Build:
-    files = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    files = resolve(source, source_dir)
     raw = _read(files[SOURCE_FILE].path)
     rows = judgments(raw)
     labels = Counter("correct" if r["label"] else "incorrect" for r in rows)
     n_problems = len({r["problem_id"] for r in rows})
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "upstream_path": UPSTREAM_PATH,
         "n_rows": len(rows),
         "n_problems": n_problems,
@@ -174,7 +174,7 @@ def build(source_dir: Path | None = None) -> Build:
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, files),),
+        sources=((source, files),),
         checks={
             "prompt_split": f"{len(rows)}/{len(rows)} rows give one problem and one proof",
             "problem_text": f"{n_problems}/{n_problems} problems stated identically in every row",
