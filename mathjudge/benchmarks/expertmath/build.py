@@ -51,6 +51,7 @@ CANDIDATE_FEATURES = datasets.Features(
         "is_human": Value("bool"),
         "solution": Value("string"),
         "correct": Value("bool"),
+        "correct_name": Value("string"),  # "correct" / "wrong": `correct` as a name
         "notes": Value("string"),
     }
 )
@@ -113,6 +114,7 @@ def tables(package: Package) -> tuple[Table, ...]:
                     "is_human": cand.is_human,
                     "solution": cand.solution,
                     "correct": cand.correct,
+                    "correct_name": "correct" if cand.correct else "wrong",
                     "notes": cand.notes,
                 }
             )

@@ -42,6 +42,7 @@ FEATURES = datasets.Features(
         "question": Value("string"),
         "steps": Sequence(Value("string")),
         "human_labels": Sequence(Value("int8")),
+        "human_label_names": Sequence(Value("string")),  # 1 "correct", 0 "incorrect"
         "first_error_idx": Value("int16"),
         "n_steps": Value("int16"),
         "response_correct": Value("bool"),
@@ -124,6 +125,7 @@ def _check(where: str, row: Any, problems: list[Problem]) -> dict[str, Any] | No
         "question": row["question"],
         "steps": steps,
         "human_labels": labels,
+        "human_label_names": ["correct" if label else "incorrect" for label in labels],
         "first_error_idx": first,
         "n_steps": len(steps),
         "response_correct": first is None,

@@ -54,11 +54,32 @@ FEATURES = datasets.Features(
         "n_steps": Value("int16"),
         "n_lines": Value("int16"),
         "solution_label": Value("bool"),
+        "solution_label_name": Value("string"),
         "step_labels": List(Value("int8")),
+        "step_label_names": List(Value("string")),
         "first_error_step": Value("int16"),
         "ratings": List(Value("int8")),
     }
 )
+
+
+# The labels as names, for readers that see bare booleans and 0/1 (pandas, DuckDB): a solution
+# label (True/False) and a step label (1/0; null = not labelled) per set.
+LABEL_NAMES = {
+    "invalid": ({True: "valid", False: "invalid"}, {1: "valid", 0: "invalid"}),
+    "redundant": (
+        {True: "no_redundant_step", False: "has_redundant_step"},
+        {1: "useful", 0: "redundant"},
+    ),
+}
+
+
+def named(row: dict[str, Any]) -> dict[str, Any]:
+    solution, step = LABEL_NAMES[row["set"]]
+    return row | {
+        "solution_label_name": solution[row["solution_label"]],
+        "step_label_names": [None if s is None else step[s] for s in row["step_labels"]],
+    }
 
 
 def item_id(set_name: str, upstream_id: int) -> str:
@@ -152,11 +173,14 @@ def invalid_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
             "'wrong' with a 1-based step number",
         )
         return None
-    return out | {
-        "model_output": row["model_output"],
-        "solution_label": verdict == "correct",
-        "step_labels": labels,
-    }
+    return named(
+        out
+        | {
+            "model_output": row["model_output"],
+            "solution_label": verdict == "correct",
+            "step_labels": labels,
+        }
+    )
 
 
 def redundant_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
@@ -174,7 +198,9 @@ def redundant_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
     if len(ratings) != out["n_steps"]:
         bad("rating", f"{len(ratings)} ratings for {out['n_steps']} steps")
         return None
-    return out | {"solution_label": 0 not in ratings, "step_labels": ratings, "ratings": ratings}
+    return named(
+        out | {"solution_label": 0 not in ratings, "step_labels": ratings, "ratings": ratings}
+    )
 
 
 READERS = {"invalid": (INVALID_FILE, invalid_row), "redundant": (REDUNDANT_FILE, redundant_row)}

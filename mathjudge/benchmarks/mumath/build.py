@@ -45,6 +45,7 @@ FEATURES = datasets.Features(
         "author_model": Value("string"),
         "model_output": Value("string"),
         "label": Value("bool"),
+        "label_name": Value("string"),  # "correct" / "incorrect": `label` as a name
     }
 )
 
@@ -132,6 +133,7 @@ def judgments(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "author_model": row["model"],
             "model_output": row["model_output"],
             "label": row["label"],
+            "label_name": "correct" if row["label"] else "incorrect",
         }
         for row in raw
     ]

@@ -55,6 +55,7 @@ FEATURES = datasets.Features(
         "author_model": Value("string"),
         "proof": Value("string"),
         "label": Value("bool"),
+        "label_name": Value("string"),  # "correct" / "incorrect": `label` as a name
     }
 )
 
@@ -114,6 +115,7 @@ def _judgment(row: dict[str, Any]) -> dict[str, Any]:
         "author_model": row["model_id"],
         "proof": proof,
         "label": LABELS[truth],
+        "label_name": truth,
     }
 
 

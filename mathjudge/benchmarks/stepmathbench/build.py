@@ -54,6 +54,9 @@ SOLUTION_FEATURES = datasets.Features(
         "model_output": Value("string"),
         "steps": List(Value("string")),
         "step_labels": List(ClassLabel(names=list(STEP_LABELS))),
+        # The same labels as names, for readers that do not apply `datasets` features (pandas,
+        # DuckDB), which see `step_labels` as bare 0/1/2.
+        "step_label_names": List(Value("string")),
         "type": Value("string"),
         "level": Value("int8"),
         "category": List(Value("string")),
@@ -166,6 +169,7 @@ def _solutions(
                 "model_output": row["model_output"],
                 "steps": row["gold_step"],
                 "step_labels": [STEP_LABELS.index(label) for label in labels],
+                "step_label_names": labels,
                 "type": row["type"],
                 "level": row["level"],
                 "category": row["category"],
