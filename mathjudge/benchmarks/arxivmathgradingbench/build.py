@@ -230,6 +230,9 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-generation",),
+            # The errors are the ones the papers' authors announced in their revision comments.
+            annotations_creators=("found",),
+            language_creators=("found",),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),

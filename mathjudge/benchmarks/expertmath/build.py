@@ -168,6 +168,8 @@ def build(source_dir: Path | None = None) -> Build:
             license=package.license,
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # candidates labelled correct or wrong
+            language_creators=("expert-generated", "machine-generated"),
             size_category="n<1K" if len(candidates) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -177,6 +177,8 @@ def build(source_dir: Path | None = None) -> Build:
             license="cc-by-nc-4.0",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect, per step
+            source_datasets=(SOURCE.repo,),
             size_category="n<1K" if len(rows) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

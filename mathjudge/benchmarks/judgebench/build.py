@@ -165,6 +165,9 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-input-text-classification",),  # which of two responses is correct
+            # Labels follow from the source datasets' verified answers, checked by program.
+            annotations_creators=("machine-generated",),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -263,6 +263,9 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # per solution and per step
+            # Invalid set: annotators the authors recruited; redundant set: PRM800K's raters.
+            annotations_creators=("expert-generated", "crowdsourced"),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -164,6 +164,10 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="mit",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect
+            language_creators=("expert-generated", "machine-generated"),
+            source_datasets=(SOURCE.repo,),
+            size_category="n<1K" if len(rows) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),
         sources=((source, snapshot.files),),

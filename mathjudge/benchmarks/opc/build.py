@@ -173,6 +173,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="apache-2.0",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -273,6 +273,8 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("text-scoring",),  # a 0-7 grade per proof
+            source_datasets=(SOURCE.repo,),
             size_category="n<1K" if total_rows < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -217,6 +217,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("zh",),
             task_categories=("text-classification",),
+            task_ids=("text-scoring",),  # a 0-10 score per solution
         ),
         card_body=render_card_body(NAME, **facts),
         sources=((source, files),),
