@@ -21,6 +21,8 @@ import httpx2
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from mathjudge import __version__, sidefiles
+from mathjudge.atomic import atomic_dir
+from mathjudge.config import cache_dir
 from mathjudge.dataio.cardcheck import check_card
 from mathjudge.dataio.cards import citation, for_repo
 from mathjudge.dataio.redistribution import card_license, refusal
@@ -180,3 +182,43 @@ def _same_release(api: HfApi, repo_id: str, build: VerifiedBuild, card: str) -> 
             f"{' and another '.join(differs)}; a published version is never replaced: bump the "
             "version (docs/versioning.md) and build again"
         )
+
+
+def fetch_release(
+    repo_id: str,
+    version: str,
+    dataset: str,
+    *,
+    token: str | None = None,
+    endpoint: str | None = None,
+) -> Path:
+    """The release `version` of `dataset` as published on the Hub repo `repo_id` (its tag),
+    downloaded once into the cache and checked against its manifest; returns a datasets folder
+    holding it as `<dataset>/`, for `open_dataset`. A cached copy is re-verified on every use."""
+    from huggingface_hub import snapshot_download
+
+    root = cache_dir() / "releases" / repo_id.replace("/", "--") / version
+    folder = root / dataset
+    if not (folder / "manifest.json").is_file():
+        with atomic_dir(folder) as tmp:
+            try:
+                snapshot_download(
+                    repo_id,
+                    repo_type="dataset",
+                    revision=version,
+                    local_dir=tmp,
+                    token=token,
+                    endpoint=endpoint,
+                )
+            except (httpx2.HTTPError, OSError, ValueError) as exc:
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+                raise MathJudgeError(
+                    f"could not fetch release {version} of dataset repo {repo_id}: {reason}"
+                ) from exc
+    build = verify_build(folder)
+    if (build.benchmark, build.version) != (dataset, version):
+        raise MathJudgeError(
+            f"{repo_id} at {version} holds {build.benchmark} {build.version}, not {dataset} "
+            f"{version}"
+        )
+    return root
