@@ -17,20 +17,22 @@ The scores DataFrame has one row per (scope, subset, metric) with `value`, `ci_l
 and `n`; `scores.attrs` holds the submission's facts (`submission_id`, `dataset_version`,
 `content_hash`, `coverage`, `partial`, ...). Nothing is written unless `store` (a results
 DuckDB file, as for the CLI) or `json_out` is given.
+
+`score` and `paired` do the same work as `evaluate` and `compare` and return the result objects
+(`EvaluationResult`, `Comparison`) instead of DataFrames; the CLI calls them and prints.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from mathjudge import registry
 from mathjudge.atomic import write_json_atomic
@@ -39,12 +41,46 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.errors import MathJudgeError, UsageError, ValidationFailed
 from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP, evaluate_file
 from mathjudge.evaluate.paired import Comparison
+from mathjudge.spec.results import EvaluationResult
 
-Predictions = str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    Predictions = str | os.PathLike[str] | pd.DataFrame | Sequence[Mapping[str, Any]]
 SCORE_COLUMNS = ["scope", "subset", "metric", "value", "ci_low", "ci_high", "n"]
 
 
 def evaluate(
+    benchmark: str,
+    predictions: Predictions,
+    judge: str,
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """Validate `predictions` completely, score them on `benchmark` with bootstrap CIs, and
+    return the scores (keyword arguments as for `score`)."""
+    import pandas as pd
+
+    result = score(benchmark, predictions, judge, **kwargs)
+    scores = pd.DataFrame([asdict(s) for s in result.scores], columns=SCORE_COLUMNS)
+    store = kwargs.get("store")
+    scores.attrs = {
+        "benchmark": result.benchmark,
+        "judge": result.judge,
+        "submission_id": result.submission_id,
+        "stored_in": str(store) if store is not None else None,
+        "dataset_version": result.dataset_version,
+        "content_hash": result.content_hash,
+        "coverage": result.coverage,
+        "partial": result.partial,
+        "n_items": result.n_items,
+        "n_expected": result.n_expected,
+        "runs": result.runs,
+        "bootstrap": dict(result.bootstrap),
+    }
+    return scores
+
+
+def score(
     benchmark: str,
     predictions: Predictions,
     judge: str,
@@ -61,13 +97,12 @@ def evaluate(
     meta: dict[str, Any] | None = None,
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
-) -> pd.DataFrame:
-    """Validate `predictions` completely, score them on `benchmark` with bootstrap CIs, and
-    return the scores. With `store`, the result is saved there first (a submission, shown on
-    the leaderboard); with `json_out`, also written as JSON. `revision` scores against that
-    version of the dataset: the local build must be it, or with `from_hub` (a dataset repo)
-    the release tagged `revision` there is fetched. Raises `MathJudgeError` on bad input,
-    before anything is written."""
+) -> EvaluationResult:
+    """`evaluate`'s work, returning the result object. With `store`, the result is saved
+    there first (a submission, shown on the leaderboard); with `json_out`, also written as
+    JSON. `revision` scores against that version of the dataset: the local build must be it,
+    or with `from_hub` (a dataset repo) the release tagged `revision` there is fetched. Raises
+    `MathJudgeError` on bad input, before anything is written."""
     datasets_dir = dataset_folder(benchmark, datasets, revision, from_hub)
     store_path = Path(store) if store is not None else None
     if store_path is not None:
@@ -89,32 +124,31 @@ def evaluate(
             options=options,
             on_progress=on_progress,
         )
-    sid = None
     if store_path is not None:
         from mathjudge.store import save
 
-        sid = save(store_path, result)  # first: no JSON claims a result the store lacks
+        save(store_path, result)  # first: no JSON claims a result the store does not hold
     if json_out is not None:
         write_json_atomic(Path(json_out), result.to_json())
-    scores = pd.DataFrame([asdict(s) for s in result.scores], columns=SCORE_COLUMNS)
-    scores.attrs = {
-        "benchmark": result.benchmark,
-        "judge": result.judge,
-        "submission_id": result.submission_id,
-        "stored_in": str(store_path) if sid is not None else None,
-        "dataset_version": result.dataset_version,
-        "content_hash": result.content_hash,
-        "coverage": result.coverage,
-        "partial": result.partial,
-        "n_items": result.n_items,
-        "n_expected": result.n_expected,
-        "runs": result.runs,
-        "bootstrap": dict(result.bootstrap),
-    }
-    return scores
+    return result
 
 
-def compare(
+def compare(benchmark: str, a: Any, b: Any, **kwargs: Any) -> pd.DataFrame:
+    """Paired comparison A - B on the items both judged: each side is a judge name or
+    submission id in `store`, or predictions (a file path, a DataFrame, a list of dicts).
+    Returns one row per (scope, subset, metric) with both values (`a`, `b`), the difference,
+    its 95% CI and a two-sided bootstrap p-value; `attrs["comparison"]` is the whole
+    comparison (keyword arguments as for `paired`)."""
+    import pandas as pd
+
+    result = paired(benchmark, a, b, **kwargs)
+    rows = pd.DataFrame([asdict(r) for r in result.rows])
+    rows = rows.rename(columns={"a_value": "a", "b_value": "b"})
+    rows.attrs = {"comparison": result}
+    return rows
+
+
+def paired(
     benchmark: str,
     a: str | Predictions,
     b: str | Predictions,
@@ -126,11 +160,9 @@ def compare(
     seed: int | None = None,
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
-) -> pd.DataFrame:
-    """Paired comparison A - B on the items both judged: each side is a judge name or
-    submission id in `store`, or predictions (a file path, a DataFrame, a list of dicts).
-    Returns one row per (scope, subset, metric) with both values, the difference, its 95% CI
-    and a two-sided bootstrap p-value; `attrs["comparison"]` is the whole comparison."""
+) -> Comparison:
+    """`compare`'s work, returning the `Comparison` (`.format_table()` is the CLI's output);
+    with `json_out`, also written as JSON."""
     from mathjudge.evaluate.compare import compare as run_compare
 
     datasets_dir = Path(datasets) if datasets is not None else default_datasets_dir()
@@ -151,15 +183,7 @@ def compare(
         )
     if json_out is not None:
         write_json_atomic(Path(json_out), result.to_json())
-    rows = pd.DataFrame([asdict(r) for r in result.rows])
-    rows = rows.rename(columns={"a_value": "a", "b_value": "b"})
-    rows.attrs = {"comparison": result}
-    return rows
-
-
-def comparison(frame: pd.DataFrame) -> Comparison:
-    """The comparison behind a `compare` DataFrame (its terminal table: `.format_table()`)."""
-    return frame.attrs["comparison"]
+    return result
 
 
 def dataset_folder(
@@ -200,7 +224,7 @@ def predictions_file(predictions: Any, *, keep_names: bool = False) -> Iterator[
     if isinstance(predictions, str | os.PathLike):
         yield Path(predictions)
         return
-    if isinstance(predictions, pd.DataFrame):
+    if _is_frame(predictions):
         label, name = "<DataFrame>", "predictions.parquet"
     elif isinstance(predictions, Sequence) and not isinstance(predictions, bytes):
         label, name = "<list of dicts>", "predictions.jsonl"
@@ -221,8 +245,14 @@ def predictions_file(predictions: Any, *, keep_names: bool = False) -> Iterator[
             raise type(exc)(str(exc).replace(str(path), label)) from None
 
 
+def _is_frame(value: Any) -> bool:
+    """A pandas DataFrame; pandas is loaded already if one exists, so no import is needed."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def _write(predictions: Any, path: Path, label: str) -> None:
-    if isinstance(predictions, pd.DataFrame):
+    if _is_frame(predictions):
         import pyarrow as pa
         import pyarrow.parquet as pq
 

@@ -107,7 +107,7 @@ def evaluate(
     if from_hub and not revision:
         raise click.UsageError("--from-hub goes with --revision (the version to fetch)")
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
-        scores = api.evaluate(
+        result = api.score(
             benchmark,
             file,
             judge,
@@ -124,17 +124,19 @@ def evaluate(
             options=scorer_options(matcher, match_model),
             on_progress=advance,
         )
-    facts = scores.attrs
-    table = Table(title=f"{benchmark} — {facts['judge']} (overall; every scope in the store/JSON)")
+    table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")
-    for s in scores[scores["scope"] == "overall"].itertuples():
-        table.add_row(s.metric, _fmt(s.value), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", str(s.n))
+    for s in result.scores:
+        if s.scope == "overall":
+            table.add_row(
+                s.metric, _fmt(s.value), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", str(s.n)
+            )
     Console().print(table)
-    partial = " (PARTIAL)" if facts["partial"] else ""
+    partial = " (PARTIAL)" if result.partial else ""
     click.echo(
-        f"coverage {facts['coverage']:.1%}{partial}; dataset version {facts['dataset_version']}; "
-        f"saved as submission {facts['submission_id']} in {store}"
+        f"coverage {result.coverage:.1%}{partial}; dataset version {result.dataset_version}; "
+        f"saved as submission {result.submission_id} in {store}"
     )
 
 
@@ -167,7 +169,7 @@ def compare(
     from mathjudge import api
 
     with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:
-        rows = api.compare(
+        result = api.paired(
             benchmark,
             a,
             b,
@@ -179,8 +181,8 @@ def compare(
             options=scorer_options(matcher, match_model),
             on_progress=advance,
         )
-    click.echo(api.comparison(rows).format_table())
+    click.echo(result.format_table())
 
 
 def _fmt(value: float | None) -> str:
-    return "n/a" if value is None or value != value else f"{value:.4f}"  # None or NaN
+    return "n/a" if value is None else f"{value:.4f}"
