@@ -86,10 +86,11 @@ def usage_section(
         if len(configs) > 1
         else ""
     )
+    per_config = ", one config at a time" if len(configs) > 1 else ""
     return f"""{USAGE_START}
 ## Use it
 
-With `datasets`, from {where}, one config at a time:
+With `datasets`, from {where}{per_config}:
 
 ```python
 from datasets import load_dataset
