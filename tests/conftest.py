@@ -47,6 +47,24 @@ def datasets_dir(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return out
 
 
+FIXTURES = REPO / "tests" / "fixtures"
+# Where the suite builds each dataset from: the shared mirror, else a small fixture (no copy of
+# ProofBench, μ-MATH or Hard2Verify is reachable) or the shipped example package.
+BUILD_FROM = {"proofbench": FIXTURES, "mumath": FIXTURES, "hard2verify": FIXTURES / "hard2verify"}
+
+
+@pytest.fixture(scope="session")
+def all_builds(mirror: Path) -> dict:
+    """Every dataset the mirror builds, built once per session (name -> `Build`)."""
+    from mathjudge import registry
+
+    builds = {}
+    for name, spec in registry.datasets().items():
+        source = BUILD_FROM.get(name) or spec.example_dir() or mirror
+        builds[name] = spec.builder().build(source)
+    return builds
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -194,6 +194,7 @@ class Commit:
     oid: str
     summary: str
     description: str
+    files: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -203,26 +204,39 @@ class Repo:
     private: bool
     files: dict[str, bytes] = field(default_factory=dict)
     commits: list[Commit] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # name -> commit oid
 
     @property
     def head(self) -> str:
         return self.commits[-1].oid if self.commits else "0" * 40
 
+    def at(self, revision: str) -> Commit | None:
+        """The commit a revision names: `main`, a tag or a commit id."""
+        oid = self.head if revision == "main" else self.tags.get(revision, revision)
+        return next((c for c in self.commits if c.oid == oid), None)
+
 
 _REPO_ROUTE = re.compile(
     r"^/api/(?P<type>model|dataset|space)s/(?P<id>[^/]+/[^/]+)"
-    r"(?:/revision/[^/]+|/(?P<action>preupload|commit)/(?P<rev>[^/]+))?$"
+    r"(?:/(?P<action>preupload|commit|tag|revision|tree)/(?P<rev>[^/]+)(?:/.*)?|/(?P<refs>refs))?$"
+)
+_FILE_ROUTE = re.compile(
+    r"^/(?:(?P<type>dataset|space)s/)?(?P<id>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$"
 )
 _URL_PREFIX = {"model": "", "dataset": "datasets/", "space": "spaces/"}
 
 
 class HubStandIn(LocalServer):
-    """The slice of the Hugging Face Hub API that `create_repo` + `upload_folder` use.
+    """The slice of the Hugging Face Hub API that `create_repo`, `create_commit` /
+    `upload_folder`, `create_tag`, `list_repo_refs` and the downloads (`hf_hub_download`,
+    `snapshot_download`) use.
 
     Every file is answered with upload mode "regular", so the client sends contents base64 in
-    the commit body and never needs LFS or Xet storage. `fail` maps an endpoint name
-    ("validate-yaml", "create", "info", "preupload", "commit") to a status to answer instead.
-    Requests it does not implement are answered 404 and kept in `unhandled`.
+    the commit body and never needs LFS or Xet storage; every commit keeps a snapshot of the
+    files, so any revision (`main`, a tag, a commit id) can be read back. `fail` maps an
+    endpoint name ("validate-yaml", "create", "info", "preupload", "commit", "tag", "refs",
+    "revision", "tree", "download") to a status to answer instead. Requests it does not
+    implement are answered 404 and kept in `unhandled`.
     """
 
     def __init__(self, token: str | None = None) -> None:
@@ -236,15 +250,22 @@ class HubStandIn(LocalServer):
         return self.repos[(repo_type, repo_id)]
 
     def respond(self, seen: Seen) -> Reply:
-        match = _REPO_ROUTE.match(seen.path)
+        match = _REPO_ROUTE.match(seen.path) or _FILE_ROUTE.match(seen.path)
+        action = match.groupdict().get("action") if match else None
         if seen.method == "POST" and seen.path == "/api/validate-yaml":
             name = "validate-yaml"
         elif seen.method == "POST" and seen.path == "/api/repos/create":
             name = "create"
-        elif match and seen.method == "GET" and not match["action"]:
+        elif match and "path" in match.groupdict() and seen.method in ("GET", "HEAD"):
+            name = "download"
+        elif match and seen.method == "GET" and match["refs"]:
+            name = "refs"
+        elif match and seen.method == "GET" and action in ("revision", "tree"):
+            name = action
+        elif match and seen.method == "GET" and not action:
             name = "info"
-        elif match and seen.method == "POST" and match["action"]:
-            name = match["action"]
+        elif match and seen.method == "POST" and action in ("preupload", "commit", "tag"):
+            name = action
         else:
             self.unhandled.append(seen)
             return json_reply(404, {"error": f"stand-in does not implement {seen.path}"})
@@ -257,7 +278,7 @@ class HubStandIn(LocalServer):
         if name == "create":
             return self._create(json.loads(seen.body))
         assert match is not None
-        repo = self.repos.get((match["type"], match["id"]))
+        repo = self.repos.get((match["type"] or "model", match["id"]))
         if repo is None:
             return json_reply(
                 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}
@@ -266,7 +287,58 @@ class HubStandIn(LocalServer):
             return json_reply(200, {"id": repo.repo_id, "sha": repo.head, "private": repo.private})
         if name == "preupload":
             return self._preupload(repo, json.loads(seen.body))
-        return self._commit(repo, seen.body)
+        if name == "commit":
+            return self._commit(repo, seen.body)
+        if name == "tag":
+            return self._tag(repo, match["rev"], json.loads(seen.body))
+        if name == "refs":
+            tags = [
+                {"name": t, "ref": f"refs/tags/{t}", "targetCommit": oid}
+                for t, oid in repo.tags.items()
+            ]
+            main = {"name": "main", "ref": "refs/heads/main", "targetCommit": repo.head}
+            return json_reply(200, {"branches": [main], "converts": [], "tags": tags})
+        commit = repo.at(match["rev"])
+        if commit is None:
+            return json_reply(
+                404,
+                {"error": f"Invalid rev id: {match['rev']}"},
+                {"X-Error-Code": "RevisionNotFound"},
+            )
+        return self._read(name, repo, commit, match)
+
+    def _tag(self, repo: Repo, revision: str, payload: dict[str, Any]) -> Reply:
+        commit = repo.at(revision)
+        if commit is None:
+            return json_reply(404, {"error": f"Invalid rev id: {revision}"})
+        if payload["tag"] in repo.tags:
+            return json_reply(409, {"error": f"Tag {payload['tag']} already exists"})
+        repo.tags[payload["tag"]] = commit.oid
+        return json_reply(200, {})
+
+    def _read(self, name: str, repo: Repo, commit: Commit, match: re.Match[str]) -> Reply:
+        """A revision's info, its file tree, or one of its files (as `HubSnapshotStandIn`)."""
+        if name == "revision":
+            siblings = [{"rfilename": path} for path in commit.files]
+            info = {"id": repo.repo_id, "sha": commit.oid, "private": repo.private}
+            return json_reply(200, {**info, "siblings": siblings})
+        if name == "tree":
+            return json_reply(
+                200,
+                [
+                    {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(data)}
+                    for path, data in commit.files.items()
+                ],
+            )
+        content = commit.files.get(match["path"])
+        if content is None:
+            return json_reply(404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound"})
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "ETag": f'"{git_blob_oid(content)}"',
+            "X-Repo-Commit": commit.oid,
+        }
+        return 200, headers, content
 
     def _validate_yaml(self, payload: dict[str, Any]) -> Reply:
         front = payload["content"].split("---\n")
@@ -319,7 +391,9 @@ class HubStandIn(LocalServer):
         digest = hashlib.sha1(f"{repo.head}\n{summary}\n".encode())
         for path in sorted(files):
             digest.update(f"{path}\n{git_blob_oid(files[path])}\n".encode())
-        commit = Commit(digest.hexdigest(), summary, header["value"].get("description", ""))
+        commit = Commit(
+            digest.hexdigest(), summary, header["value"].get("description", ""), dict(files)
+        )
         repo.files = files
         repo.commits.append(commit)
         url = f"{self.url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/commit/{commit.oid}"

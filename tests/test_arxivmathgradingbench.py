@@ -29,7 +29,7 @@ from mathjudge.dataio.writer import content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
 
 UPSTREAM_FILE = "arxiv_grading_bench.jsonl"
-RAW_PREFIX = f"/Slim205/pseudo-formalization/{amgb.COMMIT}/data/"
+RAW_PREFIX = f"/Slim205/pseudo-formalization/{amgb.SOURCE.revision}/data/"
 DELAY = 0.25  # seconds between PDF requests in these tests
 STORED = "2501.05996v1"  # the one CC BY-SA paper; every other license is not redistributable
 
@@ -92,7 +92,7 @@ def test_counts_match_an_independent_reading_of_the_raw_file(
             "sha256": sha256_file(built / "data/papers/test-00000-of-00001.parquet"),
         }
     ]
-    assert manifest["sources"][0]["revision"] == amgb.COMMIT
+    assert manifest["sources"][0]["revision"] == amgb.SOURCE.revision
     assert manifest["sources"][0]["inputs"][0]["sha256"] == amgb.SOURCE.files[0].sha256
 
 

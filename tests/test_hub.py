@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,9 @@ from standins import HubStandIn, NetworkGuard, closed_port_url
 
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.cli import main
+from mathjudge.dataio.cards import for_repo
 from mathjudge.dataio.hub import push_to_hub
-from mathjudge.dataio.writer import write_dataset
+from mathjudge.dataio.writer import Table, write_dataset
 from mathjudge.errors import MathJudgeError
 
 TOKEN = "hf_standin_token"
@@ -70,7 +72,10 @@ def test_every_file_arrives_byte_identical(
     local = folder_bytes(built)
     assert set(local) == {"README.md", "manifest.json", SOLUTIONS, PROBLEMS}
     repo = hub.repo(REPO)
-    assert repo.files == local
+    card = pushed_card(built)
+    assert repo.files == local | {"README.md": card.encode()}
+    assert 'load_dataset("mathjudge-test/stepmathbench", "solutions", split="test", ' in card
+    assert "<path or repo>" not in card and '"datasets/stepmathbench"' not in card
     assert not repo.private
     manifest = json.loads(local["manifest.json"])
     (commit,) = repo.commits
@@ -78,7 +83,15 @@ def test_every_file_arrives_byte_identical(
         f"Upload stepmathbench {stepmathbench.VERSION} (content_hash {manifest['content_hash']})"
     )
     assert url == f"{hub.url}/datasets/{REPO}/commit/{commit.oid}"
+    assert repo.tags == {stepmathbench.VERSION: commit.oid}
     assert hub.unhandled == []
+
+
+def pushed_card(folder: Path) -> str:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    files = [(f["config"], f["path"]) for f in manifest["files"]]
+    card = (folder / "README.md").read_text()
+    return for_repo(card, "stepmathbench", manifest["version"], files, REPO)
 
 
 def test_repushing_the_same_build_makes_no_new_commit(built: Path) -> None:
@@ -92,6 +105,7 @@ def test_repushing_the_same_build_makes_no_new_commit(built: Path) -> None:
     assert first == second
     assert len(hub.repo(REPO).commits) == 1
     assert hub.repo(REPO).private
+    assert list(hub.repo(REPO).tags) == [stepmathbench.VERSION]
     assert hub.unhandled == []
 
 
@@ -205,3 +219,67 @@ def test_the_build_command_refuses_before_writing_anything(
     assert not out.exists()
     result = CliRunner().invoke(main, [*args, "--i-have-permission-to-redistribute"])
     assert result.exit_code == 2 and "goes with --push-to-hub" in result.output
+
+
+def test_the_tag_pins_the_release_for_readers(built: Path, tmp_path: Path) -> None:
+    """`revision=<version>` reads back exactly what was pushed, after main has moved on."""
+    from huggingface_hub import HfApi
+
+    with HubStandIn(token=TOKEN) as hub:
+        push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, permission=True)
+        repo = hub.repo(REPO)
+        tagged = repo.tags[stepmathbench.VERSION]
+        api = HfApi(endpoint=hub.url, token=TOKEN)
+        api.upload_file(
+            path_or_fileobj=b"later", path_in_repo="NOTES.md", repo_id=REPO, repo_type="dataset"
+        )
+        assert repo.head != tagged
+        refs = api.list_repo_refs(REPO, repo_type="dataset")
+        path = api.hf_hub_download(
+            REPO,
+            "manifest.json",
+            repo_type="dataset",
+            revision=stepmathbench.VERSION,
+            local_dir=tmp_path / "read",
+        )
+    assert [(t.name, t.target_commit) for t in refs.tags] == [(stepmathbench.VERSION, tagged)]
+    assert Path(path).read_bytes() == (built / "manifest.json").read_bytes()
+    assert hub.unhandled == []
+
+
+def rewritten(mirror: Path, tmp_path: Path, name: str) -> Path:
+    """The StepMathBench build with one solution fewer, under the same version."""
+    build = stepmathbench.build(mirror)
+    solutions, problems = build.tables
+    fewer = Table(solutions.config, solutions.split, solutions.features, solutions.rows[:-1])
+    return write_dataset(replace(build, tables=(fewer, problems)), tmp_path / name)
+
+
+def test_a_published_version_is_never_replaced(built: Path, mirror: Path, tmp_path: Path) -> None:
+    other_content = rewritten(mirror, tmp_path, "fewer")
+    other_card = Path(shutil.copytree(built, tmp_path / "card" / "stepmathbench"))
+    card = other_card / "README.md"
+    card.write_text(card.read_text().replace("## License", "One more sentence.\n\n## License", 1))
+    with HubStandIn(token=TOKEN) as hub:
+        push_to_hub(built, REPO, token=TOKEN, endpoint=hub.url, permission=True)
+        for folder, what in ((other_content, "another content"), (other_card, "another data card")):
+            with pytest.raises(MathJudgeError) as info:
+                push_to_hub(folder, REPO, token=TOKEN, endpoint=hub.url, permission=True)
+            assert f"{REPO} already has release {stepmathbench.VERSION} with {what}" in str(
+                info.value
+            )
+            assert "bump the version" in str(info.value)
+    assert len(hub.repo(REPO).commits) == 1
+    assert hub.unhandled == []
+
+
+def test_a_card_failing_the_hub_checks_is_refused_before_any_request(
+    copy_of_build: Path,
+) -> None:
+    card = copy_of_build / "README.md"
+    card.write_text(card.read_text().replace("- text-scoring", "- proof-grading", 1))
+    with HubStandIn(token=TOKEN) as hub, pytest.raises(MathJudgeError) as info:
+        push_to_hub(copy_of_build, REPO, token=TOKEN, endpoint=hub.url, permission=True)
+    assert "the data card fails the Hub checks, nothing was pushed" in str(info.value)
+    assert "task_ids: 'proof-grading' is no subtask" in str(info.value)
+    assert hub.requests == []

@@ -111,8 +111,7 @@ def test_builder_rejects_bad_rows(tmp_path: Path) -> None:
         tmp_path / "c.jsonl", [pair("p3", "livecodebench", "A>B", "claude-3-5-sonnet-20240620")]
     )
     files = {
-        build.data_path(m): p
-        for (m, _), p in zip(build.CONFIGS.values(), (gpt, claude), strict=True)
+        build.data_path(m): p for m, p in zip(build.CONFIGS.values(), (gpt, claude), strict=True)
     }
     with pytest.raises(ValidationFailed) as err:
         build.pairs(files)

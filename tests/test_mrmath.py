@@ -655,7 +655,7 @@ def test_importer_round_trip_through_validate_and_the_cli(
     assert len(list(out.glob("*.jsonl"))) == 12 and len(list(out.glob("*.meta.json"))) == 12
     meta = json.loads((out / "reasoneval_llemma-34b.meta.json").read_text())
     assert meta["thresholds"] == {"invalid": 0.5, "redundant": -0.15}
-    assert meta["source"]["commit"] == build.COMMIT
+    assert meta["source"]["commit"] == build.SOURCE.revision
     assert meta["source"]["files"][0] == {
         "path": "eval_results/mr-math_invalid_errors/reasoneval_llemma-34b_eval_results.json",
         "sha256": "4f7f280db246c735e2ee2c3947bec7476344cca20f398c151583782cd5021852",

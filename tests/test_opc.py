@@ -47,7 +47,7 @@ def datasets_dir(built: Build, tmp_path_factory: pytest.TempPathFactory) -> Path
 def test_source_is_pinned_to_the_commit() -> None:
     (spec,) = opc.SOURCE.files
     assert opc.SOURCE.revision == "f51794e53d8ef2ae2e7f9a0be49809040f2a8f9c"
-    assert spec.url == f"{RAW_URL}/{opc.COMMIT}/data/train/discrete/long/test.parquet"
+    assert spec.url == f"{RAW_URL}/{opc.SOURCE.revision}/data/train/discrete/long/test.parquet"
     assert spec.sha256 == "fafe2b7048f9c57181d5bf3539c086b399462f4d61533dd9c4f6b42a14cfecdf"
 
 
@@ -113,7 +113,7 @@ def test_dataset_loads_and_build_is_deterministic(
     assert content_hash(opc.build(mirror).tables) == content_hash(built.tables)
     manifest = json.loads((datasets_dir / "opc" / "manifest.json").read_text())
     (source,) = manifest["sources"]
-    assert (source["repo"], source["revision"]) == (opc.SOURCE.repo, opc.COMMIT)
+    assert (source["repo"], source["revision"]) == (opc.SOURCE.repo, opc.SOURCE.revision)
     card = (datasets_dir / "opc" / "README.md").read_text(encoding="utf-8")
     assert "LICENSE.md` is Apache-2.0" in card and "says MIT" in card
 

@@ -19,7 +19,7 @@ from mathjudge.dataio.writer import content_hash
 from mathjudge.errors import MathJudgeError
 
 RAW = "https://raw.githubusercontent.com"
-PREFIX = f"/SHU-XUN/StepMathAgent/{stepmathbench.COMMIT}/data/"
+PREFIX = f"/SHU-XUN/StepMathAgent/{stepmathbench.SOURCE.revision}/data/"
 NAMES = sorted(f.path for f in stepmathbench.SOURCE.files)
 
 
@@ -156,3 +156,23 @@ def test_source_dir_with_a_modified_file_is_rejected(mirror: Path, tmp_path: Pat
     (changed / "question.jsonl").write_bytes(b"{}\n")
     with pytest.raises(MathJudgeError, match=re.escape(str(changed / "question.jsonl"))):
         resolve(stepmathbench.SOURCE, tmp_path)
+
+
+def test_files_of_a_revision_not_yet_pinned_are_taken_as_found(
+    upstream: StaticServer, mirror: Path, download_cache: Path
+) -> None:
+    """`build --revision`: no digest to check, so every build downloads afresh and reports the
+    digest it found (what the user then pins)."""
+    unpinned = replace(
+        served_by(upstream),
+        revision="f" * 40,
+        files=tuple(replace(f, sha256="") for f in served_by(upstream).files),
+    )
+    for _ in range(2):
+        found = resolve(unpinned)
+        for name in NAMES:
+            assert found[name].sha256 == sha256_file(mirror / "stepmathbench" / name)
+            assert found[name].origin == upstream.url_for(name)
+    assert len(upstream.requests) == 2 * len(NAMES)
+    built = stepmathbench.build(None, source=unpinned)
+    assert content_hash(built.tables) == content_hash(stepmathbench.build(mirror).tables)

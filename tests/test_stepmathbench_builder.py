@@ -65,7 +65,7 @@ def test_real_build_matches_upstream_facts(datasets_dir: Path) -> None:
     }
     for entry in manifest["files"]:
         assert sha256_file(root / entry["path"]) == entry["sha256"]
-    assert manifest["sources"][0]["revision"] == stepmathbench.COMMIT
+    assert manifest["sources"][0]["revision"] == stepmathbench.SOURCE.revision
 
     solutions = datasets.load_dataset(str(root), "solutions", split="test")
     assert solutions.num_rows == 1000

@@ -59,6 +59,18 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
     show_default=True,
     help="How several runs of one item are combined.",
 )
+@click.option(
+    "--revision",
+    metavar="VERSION",
+    help="Score against this version of the dataset: the build in --datasets must be it, or "
+    "with --from-hub the release tagged VERSION on that Hub repo is fetched (and cached).",
+)
+@click.option(
+    "--from-hub",
+    metavar="REPO",
+    help="With --revision: the Hugging Face dataset repo the release is fetched from "
+    "(HF_ENDPOINT / HF_TOKEN apply).",
+)
 @MATCHER
 @MATCH_MODEL
 @BOOTSTRAP
@@ -74,6 +86,8 @@ def evaluate(
     meta: Path | None,
     allow_partial: bool,
     runs_agg: str,
+    revision: str | None,
+    from_hub: str | None,
     matcher: str | None,
     match_model: str | None,
     n_boot: int,
@@ -87,20 +101,21 @@ def evaluate(
     from rich.console import Console
     from rich.table import Table
 
-    from mathjudge.atomic import write_json_atomic
-    from mathjudge.evaluate.evaluator import evaluate_file, read_meta
-    from mathjudge.store import save
-    from mathjudge.store.lock import check_store_path, lock_timeout
+    from mathjudge import api
+    from mathjudge.evaluate.evaluator import read_meta
 
-    lock_timeout()  # an unusable setting fails now, not after the scoring
-    check_store_path(store)
-
+    if from_hub and not revision:
+        raise click.UsageError("--from-hub goes with --revision (the version to fetch)")
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
-        result = evaluate_file(
+        result = api.score(
             benchmark,
             file,
             judge,
-            datasets_dir=datasets_dir,
+            datasets=datasets_dir,
+            revision=revision,
+            from_hub=from_hub,
+            store=store,
+            json_out=json_out,
             allow_partial=allow_partial,
             runs_agg=runs_agg,
             n_boot=n_boot,
@@ -109,9 +124,6 @@ def evaluate(
             options=scorer_options(matcher, match_model),
             on_progress=advance,
         )
-    sid = save(store, result)  # first: no JSON claims a result the store does not hold
-    if json_out:
-        write_json_atomic(json_out, result.to_json())
     table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")
@@ -122,7 +134,10 @@ def evaluate(
             )
     Console().print(table)
     partial = " (PARTIAL)" if result.partial else ""
-    click.echo(f"coverage {result.coverage:.1%}{partial}; saved as submission {sid} in {store}")
+    click.echo(
+        f"coverage {result.coverage:.1%}{partial}; dataset version {result.dataset_version}; "
+        f"saved as submission {result.submission_id} in {store}"
+    )
 
 
 @click.command()
@@ -151,23 +166,21 @@ def compare(
     quiet: bool,
 ) -> None:
     """Paired comparison A - B: judge names or submission ids in the store, or files."""
-    from mathjudge.atomic import write_json_atomic
-    from mathjudge.evaluate.compare import compare as run_compare
+    from mathjudge import api
 
     with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:
-        result = run_compare(
+        result = api.paired(
             benchmark,
             a,
             b,
             store=store,
-            datasets_dir=datasets_dir,
+            datasets=datasets_dir,
+            json_out=json_out,
             n_boot=n_boot,
             seed=seed,
             options=scorer_options(matcher, match_model),
             on_progress=advance,
         )
-    if json_out:
-        write_json_atomic(json_out, result.to_json())
     click.echo(result.format_table())
 
 

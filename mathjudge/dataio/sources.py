@@ -25,7 +25,8 @@ DOWNLOAD_TIMEOUT_S = 60
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One upstream file: its path in the mirror folder, its pinned URL and expected digest."""
+    """One upstream file: its path in the mirror folder, its pinned URL and expected digest
+    ("" while moving to a new revision: the file is taken as found and its digest reported)."""
 
     path: str
     url: str
@@ -116,9 +117,12 @@ def resolve(source: Source, source_dir: Path | None = None) -> dict[str, Resolve
             if not path.is_file():
                 raise MathJudgeError(f"{path}: missing from the mirror folder {mirror}")
             actual = sha256_file(path)
-            if actual != spec.sha256:
+            if spec.sha256 and actual != spec.sha256:
                 raise _digest_error(str(path), actual, spec.sha256)
             resolved[spec.path] = ResolvedFile(path, actual, f"mirror:{mirror}")
+            continue
+        if not spec.sha256:
+            resolved[spec.path] = _download_unpinned(source, spec)
             continue
         cached = cache_dir() / "downloads" / spec.sha256 / Path(spec.path).name
         if cached.is_file() and sha256_file(cached) != spec.sha256:
@@ -132,6 +136,25 @@ def resolve(source: Source, source_dir: Path | None = None) -> dict[str, Resolve
                 raise MathJudgeError(f"{exc}{hint}") from exc
         resolved[spec.path] = ResolvedFile(cached, spec.sha256, spec.url)
     return resolved
+
+
+def _download_unpinned(source: Source, spec: SourceFile) -> ResolvedFile:
+    """A file of a revision not pinned yet: fetched afresh (no digest to key a cache by)."""
+    url_key = hashlib.sha256(spec.url.encode()).hexdigest()[:16]
+    target = cache_dir() / "downloads" / "unpinned" / url_key / Path(spec.path).name
+    request = urllib.request.Request(spec.url, headers={"User-Agent": USER_AGENT})
+    try:
+        with (
+            atomic_path(target) as tmp,
+            tmp.open("wb") as out,
+            urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response,
+        ):
+            shutil.copyfileobj(response, out)
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        raise MathJudgeError(
+            f"could not download {spec.url} ({source.repo} at {source.revision}): {exc}"
+        ) from exc
+    return ResolvedFile(target, sha256_file(target), spec.url)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,14 @@ from huggingface_hub import DatasetCardData
 
 from mathjudge import __version__
 from mathjudge.atomic import atomic_dir
+from mathjudge.dataio.cards import (
+    arxiv_ids,
+    citation,
+    citation_section,
+    label_note,
+    usage_section,
+    with_usage,
+)
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 
 PARQUET_OPTIONS: dict[str, Any] = {
@@ -56,7 +64,9 @@ class Table:
 
 @dataclass(frozen=True)
 class CardInfo:
-    """What the data card's YAML front matter declares beyond configs and features."""
+    """What the data card's YAML front matter declares beyond configs and features, in the Hub's
+    vocabulary (checked by `dataio.cardcheck`). The papers' `arxiv:` tags come from the
+    benchmark's citation.bib."""
 
     pretty_name: str
     license: str
@@ -64,6 +74,14 @@ class CardInfo:
     task_categories: tuple[str, ...]
     tags: tuple[str, ...] = ("math", "llm-as-a-judge", "evaluation")
     size_category: str = "1K<n<10K"
+    task_ids: tuple[str, ...] = ()
+    annotations_creators: tuple[str, ...] = ("expert-generated",)
+    # Problems collected from competitions, courses or papers; solutions written by models.
+    language_creators: tuple[str, ...] = ("found", "machine-generated")
+    multilinguality: str = "monolingual"
+    # "original": the upstream authors' own release (from their repository); a Hub dataset id
+    # where the build reads a dataset on the Hub.
+    source_datasets: tuple[str, ...] = ("original",)
 
 
 @dataclass(frozen=True)
@@ -119,13 +137,20 @@ def card_front_matter(build: Build) -> dict[str, Any]:
             for name, tables in configs.items()
         }
     )
+    info = build.card_info
+    papers = [f"arxiv:{i}" for i in arxiv_ids(citation(build.benchmark))]
     card = DatasetCardData(
-        pretty_name=build.card_info.pretty_name,
-        license=build.card_info.license,
-        language=list(build.card_info.language),
-        task_categories=list(build.card_info.task_categories),
-        tags=list(build.card_info.tags),
-        size_categories=[build.card_info.size_category],
+        pretty_name=info.pretty_name,
+        license=info.license,
+        language=list(info.language),
+        annotations_creators=list(info.annotations_creators),
+        language_creators=list(info.language_creators),
+        multilinguality=[info.multilinguality],
+        source_datasets=list(info.source_datasets),
+        task_categories=list(info.task_categories),
+        task_ids=list(info.task_ids) or None,
+        tags=[*info.tags, *papers],
+        size_categories=[info.size_category],
         configs=[
             {
                 "config_name": name,
@@ -140,8 +165,17 @@ def card_front_matter(build: Build) -> dict[str, Any]:
 
 
 def render_card(build: Build) -> str:
+    """Front matter, then the card's introduction, the shared usage section, the card's own
+    sections and the citation."""
     front = yaml.safe_dump(card_front_matter(build), sort_keys=False, allow_unicode=True)
-    return f"---\n{front}---\n\n{build.card_body.strip()}\n"
+    files = [(t.config, t.path) for t in build.tables]
+    names = [f for t in build.tables for f in t.features if f.endswith(("_name", "_names"))]
+    usage = usage_section(build.benchmark, build.version, files) + label_note(
+        list(dict.fromkeys(names))
+    )
+    body = with_usage(build.card_body.strip(), usage)
+    cited = citation_section(citation(build.benchmark))
+    return f"---\n{front}---\n\n{body.strip()}\n" + (f"\n{cited}" if cited else "")
 
 
 def manifest(build: Build, files: list[dict[str, Any]], digest: str) -> dict[str, Any]:

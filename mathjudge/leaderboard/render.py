@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+from collections import Counter
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -154,8 +155,14 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     page("models/index.html", "models.html", models=models)
     for model in models:
         page(model.page, "model.html", model=model)
-    for dataset in doc["datasets"]:
-        page(f"datasets/{dataset['name']}.html", "dataset.html", dataset=_dataset_view(dataset))
+    scored = Counter(sub["content_hash"] for bench in docs for sub in bench["submissions"])
+    for name, versions in _by_name(doc["datasets"]).items():
+        page(
+            f"datasets/{name}.html",
+            "dataset.html",
+            dataset=_dataset_view(versions[-1]),
+            versions=[_version_row(v, scored) for v in reversed(versions)],
+        )
     page(
         "methodology.html",
         "methodology.html",
@@ -228,6 +235,34 @@ def _judge_entries(
 
 def _dataset_page(name: str, datasets: list[dict[str, Any]]) -> str:
     return f"datasets/{name}.html" if name and any(d["name"] == name for d in datasets) else ""
+
+
+def _version_key(version: str) -> tuple[int, ...] | tuple[float]:
+    """MAJOR.MINOR.PATCH as numbers (1.10.0 after 1.9.0); anything else sorts first."""
+    parts = version.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else (-1.0,)
+
+
+def _by_name(datasets: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Every stored build of each dataset, oldest version first: the page shows the newest and
+    lists them all."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for dataset in datasets:
+        grouped.setdefault(dataset["name"], []).append(dataset)
+    return {
+        name: sorted(builds, key=lambda d: (_version_key(d["version"]), d["content_hash"]))
+        for name, builds in grouped.items()
+    }
+
+
+def _version_row(dataset: dict[str, Any], scored: Counter[str]) -> dict[str, Any]:
+    sources = dataset["manifest"].get("sources") or [{}]
+    return {
+        "version": dataset["version"],
+        "content_hash": dataset["content_hash"],
+        "revision": str(sources[0].get("revision") or ""),
+        "results": scored[dataset["content_hash"]],
+    }
 
 
 def _dataset_view(dataset: dict[str, Any]) -> dict[str, Any]:

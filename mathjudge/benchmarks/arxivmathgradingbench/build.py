@@ -22,30 +22,18 @@ from datasets import List, Value
 from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_locations, split_locations
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import read_jsonl
-from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "arxivmathgradingbench"
-VERSION = "1.0.0"
+PINS = load_pins(NAME)  # source.yaml: the version and the upstream file
+VERSION = PINS.version
 CONFIG = "papers"
-COMMIT = "0aa51d25726c8a801db329343a1474c8536f8980"
-UPSTREAM_PATH = "data/arxiv_grading_bench.jsonl"
 HF_COPY = "LukeBailey181Pub/ArxivMathGradingBench"
-SOURCE = Source(
-    kind="github",
-    repo="Slim205/pseudo-formalization",
-    revision=COMMIT,
-    mirror_name=NAME,
-    files=(
-        SourceFile(
-            "arxiv_grading_bench.jsonl",
-            f"https://raw.githubusercontent.com/Slim205/pseudo-formalization/{COMMIT}/"
-            f"{UPSTREAM_PATH}",
-            "d7373294c8648992f522727e9f20003b22a8a27047e4040049b62a56798b1141",
-        ),
-    ),
-)
+SOURCE = PINS.source
+UPSTREAM_PATH = PINS.files[0].upstream
 SOURCE_FILE = SOURCE.files[0].path
 # The pinned file's size, re-checked on every build: a parser change that splits a location
 # list differently must fail loudly, since every score counts these locations.
@@ -242,6 +230,9 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-generation",),
+            # The errors are the ones the papers' authors announced in their revision comments.
+            annotations_creators=("found",),
+            language_creators=("found",),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -18,12 +18,13 @@ from datasets import Value
 from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
 from mathjudge.config import mirror_root
 from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "expertmath"
-VERSION = "1.0.0"
+VERSION = load_pins(NAME).version  # source.yaml: the layout version
 EXAMPLE_PACKAGE = Path(__file__).resolve().parent / "example"
 
 PROBLEM_FEATURES = datasets.Features(
@@ -50,6 +51,7 @@ CANDIDATE_FEATURES = datasets.Features(
         "is_human": Value("bool"),
         "solution": Value("string"),
         "correct": Value("bool"),
+        "correct_name": Value("string"),  # "correct" / "wrong": `correct` as a name
         "notes": Value("string"),
     }
 )
@@ -112,6 +114,7 @@ def tables(package: Package) -> tuple[Table, ...]:
                     "is_human": cand.is_human,
                     "solution": cand.solution,
                     "correct": cand.correct,
+                    "correct_name": "correct" if cand.correct else "wrong",
                     "notes": cand.notes,
                 }
             )
@@ -165,6 +168,8 @@ def build(source_dir: Path | None = None) -> Build:
             license=package.license,
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # candidates labelled correct or wrong
+            language_creators=("expert-generated", "machine-generated"),
             size_category="n<1K" if len(candidates) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

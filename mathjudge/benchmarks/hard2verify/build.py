@@ -24,19 +24,15 @@ from datasets import Sequence, Value
 from mathjudge.config import mirror_root
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl, read_json
-from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import ResolvedFile, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "hard2verify"
-VERSION = "1.0.0"
-SOURCE = Source(
-    kind="huggingface",
-    repo="Salesforce/Hard2Verify",
-    revision="user-decrypted",
-    mirror_name=NAME,
-    files=(),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the (never downloaded) Hub repo
+VERSION = PINS.version
+SOURCE = PINS.source
 SUFFIXES = (".jsonl", ".json")
 
 FEATURES = datasets.Features(
@@ -46,6 +42,7 @@ FEATURES = datasets.Features(
         "question": Value("string"),
         "steps": Sequence(Value("string")),
         "human_labels": Sequence(Value("int8")),
+        "human_label_names": Sequence(Value("string")),  # 1 "correct", 0 "incorrect"
         "first_error_idx": Value("int16"),
         "n_steps": Value("int16"),
         "response_correct": Value("bool"),
@@ -128,6 +125,7 @@ def _check(where: str, row: Any, problems: list[Problem]) -> dict[str, Any] | No
         "question": row["question"],
         "steps": steps,
         "human_labels": labels,
+        "human_label_names": ["correct" if label else "incorrect" for label in labels],
         "first_error_idx": first,
         "n_steps": len(steps),
         "response_correct": first is None,
@@ -179,6 +177,8 @@ def build(source_dir: Path | None = None) -> Build:
             license="cc-by-nc-4.0",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect, per step
+            source_datasets=(SOURCE.repo,),
             size_category="n<1K" if len(rows) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -19,48 +19,25 @@ from datasets import Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "judgebench"
-VERSION = "1.0.0"
-REPO = "ScalerLab/JudgeBench"
-COMMIT = "e2c52c284e735e139b3daa61c206ee208f36c461"
-MIRROR = "judgebench"
+PINS = load_pins(NAME)  # source.yaml: the version, the upstream files and published outputs
+VERSION = PINS.version
+SOURCE = PINS.source
 LABELS = ("A>B", "B>A")
 CATEGORIES = ("knowledge", "reasoning", "math", "coding")
-
-
-def raw_url(path: str) -> str:
-    return f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/{path}"
 
 
 def data_path(response_model: str) -> str:
     return f"data/dataset=judgebench,response_model={response_model}.jsonl"
 
 
-# config -> (response model, sha256 of its pairs file)
-CONFIGS = {
-    "gpt4o": (
-        "gpt-4o-2024-05-13",
-        "d5106306b38dead1b2e964ecf5534a3e7b2fc4b8d3b8da327599edfcebd76042",
-    ),
-    "claude": (
-        "claude-3-5-sonnet-20240620",
-        "3b70504588e400613bf5744a20a345da8701b7150be9a30c9db0e6f3d7b70a62",
-    ),
-}
-SOURCE = Source(
-    kind="github",
-    repo=REPO,
-    revision=COMMIT,
-    mirror_name=MIRROR,
-    files=tuple(
-        SourceFile(data_path(model), raw_url(data_path(model)), sha)
-        for model, sha in CONFIGS.values()
-    ),
-)
+# config -> the response model whose pairs it holds
+CONFIGS = {"gpt4o": "gpt-4o-2024-05-13", "claude": "claude-3-5-sonnet-20240620"}
 
 FEATURES = datasets.Features(
     {
@@ -147,7 +124,7 @@ def pairs(files: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
     problems: list[Problem] = []
     out = {
         config: read_pairs(files[data_path(model)], model, problems)
-        for config, (model, _) in CONFIGS.items()
+        for config, model in CONFIGS.items()
     }
     seen = Counter(r["pair_id"] for rows in out.values() for r in rows)
     problems += [
@@ -162,15 +139,15 @@ def pairs(files: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def build(source_dir: Path | None = None) -> Build:
-    resolved = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    resolved = resolve(source, source_dir)
     by_config = pairs({name: f.path for name, f in resolved.items()})
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "configs": {
             config: {
-                "response_model": CONFIGS[config][0],
+                "response_model": CONFIGS[config],
                 "n": len(rows),
                 "categories": Counter(r["category"] for r in rows),
                 "labels": Counter(r["label"] for r in rows),
@@ -188,10 +165,13 @@ def build(source_dir: Path | None = None) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-input-text-classification",),  # which of two responses is correct
+            # Labels follow from the source datasets' verified answers, checked by program.
+            annotations_creators=("machine-generated",),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, resolved),),
+        sources=((source, resolved),),
         checks={
             "redistribution": "local only; --push-to-hub refuses this dataset",
             "pairs": {c: len(rows) for c, rows in by_config.items()},

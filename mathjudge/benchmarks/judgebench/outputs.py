@@ -21,7 +21,7 @@ from mathjudge.benchmarks.judgebench import build
 from mathjudge.benchmarks.judgebench.metrics import score_decisions
 from mathjudge.benchmarks.published import Converted
 from mathjudge.dataio.jsonfiles import iter_jsonl
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.sources import resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 FLIP = {"A>B": "B>A", "B>A": "A>B", "A=B": "A=B", None: None}
@@ -36,15 +36,19 @@ class Judge:
     kind: str  # "arena_hard" (LLM judge, two games) or "reward_model"
     config: str  # which pairs it judged
     file_model: str  # `judge_model=` in the upstream file name
-    sha256: str
 
     @property
     def benchmark(self) -> str:
         return BENCHMARKS[self.config]
 
     @property
+    def sha256(self) -> str:
+        """Pinned in source.yaml (`outputs`), beside the data files."""
+        return build.PINS.file(self.path).sha256
+
+    @property
     def path(self) -> str:
-        response_model = build.CONFIGS[self.config][0]
+        response_model = build.CONFIGS[self.config]
         return (
             f"outputs/dataset=judgebench,response_model={response_model},judge_name={self.kind},"
             f"judge_model={self.file_model}.jsonl"
@@ -59,7 +63,6 @@ JUDGES: tuple[Judge, ...] = (
         "arena_hard",
         "gpt4o",
         "o1-mini-2024-09-12",
-        "5fddc275bebd4d006228e8f86616ae6058118ab68ad03e57fd957c1878f2d4e6",
     ),
     Judge(
         "skywork-reward-gemma-2-27b",
@@ -68,7 +71,6 @@ JUDGES: tuple[Judge, ...] = (
         "reward_model",
         "gpt4o",
         "Skywork_Skywork-Reward-Gemma-2-27B",
-        "2662f59e121c8b1d2fd685bfee5fb5f26f480de73cd2ae16d59f27d0758e6d78",
     ),
     Judge(
         "skywork-reward-llama-3.1-8b",
@@ -77,7 +79,6 @@ JUDGES: tuple[Judge, ...] = (
         "reward_model",
         "gpt4o",
         "Skywork_Skywork-Reward-Llama-3.1-8B",
-        "1449595a5f0840994866e249f542f52f189b3d7efbb74aee75f9e9858574e08a",
     ),
     Judge(
         "internlm2-20b-reward",
@@ -86,7 +87,6 @@ JUDGES: tuple[Judge, ...] = (
         "reward_model",
         "gpt4o",
         "internlm_internlm2-20b-reward",
-        "e292d7146b57c768129545902f2a7357f6d104ad624f0df5a14dec38e3f387cc",
     ),
     Judge(
         "internlm2-7b-reward",
@@ -95,7 +95,6 @@ JUDGES: tuple[Judge, ...] = (
         "reward_model",
         "gpt4o",
         "internlm_internlm2-7b-reward",
-        "bfa2663790023a90339cb3d6ff1228d1db6be8baf32cf07adb958d6d6d6d551a",
     ),
     Judge(
         "grm-gemma-2b",
@@ -104,7 +103,6 @@ JUDGES: tuple[Judge, ...] = (
         "reward_model",
         "gpt4o",
         "Ray2333_GRM-Gemma-2B-rewardmodel-ft",
-        "f1ed94dfa43dde5f42245af8da00a051a28038d3ece6957ba3ce1ce82e90bc85",
     ),
     Judge(
         "claude-3-haiku-arena-hard",
@@ -113,20 +111,10 @@ JUDGES: tuple[Judge, ...] = (
         "arena_hard",
         "claude",
         "claude-3-haiku-20240307",
-        "3d30281286053c875dd09cc2ee17de8c0900a99a001b2f03d571aade669414f4",
     ),
 )
 
-SOURCE = Source(
-    kind="github",
-    repo=build.REPO,
-    revision=build.COMMIT,
-    mirror_name=build.MIRROR,
-    files=(
-        *build.SOURCE.files,
-        *(SourceFile(j.path, build.raw_url(j.path), j.sha256) for j in JUDGES),
-    ),
-)
+SOURCE = build.PINS.outputs_source  # the pairs and every published output
 
 
 def _decision(game: Any) -> str | None:
@@ -205,8 +193,8 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
         else "reward model, one score per response",
         "benchmark": judge.benchmark,
         "source": {
-            "repository": f"https://github.com/{build.REPO}",
-            "commit": build.COMMIT,
+            "repository": f"https://github.com/{build.PINS.repo}",
+            "commit": build.PINS.revision,
             "files": [{"path": judge.path, "sha256": judge.sha256}],
         },
         "imported_with": f"mathjudge import-outputs {judge.benchmark}",

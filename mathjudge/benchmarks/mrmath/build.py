@@ -27,42 +27,18 @@ from datasets import List, Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "mrmath"
-VERSION = "1.0.0"
-REPO = "GAIR-NLP/ReasonEval"
-COMMIT = "6c91c7a16e2b0e12ebc89685207cd091fb411478"
-MIRROR = "mr-math"
+PINS = load_pins(NAME)  # source.yaml: the version, the upstream files and published outputs
+VERSION = PINS.version
+SOURCE = PINS.source
 SETS = ("invalid", "redundant")
 INVALID_FILE = "dataset/mr-math_invalid_errors.json"
 REDUNDANT_FILE = "dataset/mr-math_redundant_errors.json"
-
-
-def raw_url(path: str) -> str:
-    return f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/{path}"
-
-
-SOURCE = Source(
-    kind="github",
-    repo=REPO,
-    revision=COMMIT,
-    mirror_name=MIRROR,
-    files=(
-        SourceFile(
-            INVALID_FILE,
-            raw_url(INVALID_FILE),
-            "24317f01a3f34f569cc6438396a242252c9695bcd6c603cd153d3f99ca14929c",
-        ),
-        SourceFile(
-            REDUNDANT_FILE,
-            raw_url(REDUNDANT_FILE),
-            "a2abed891b581481f9e66e2321229602c3247934ec01fb862e4399c11d1a4641",
-        ),
-    ),
-)
 
 FEATURES = datasets.Features(
     {
@@ -78,11 +54,32 @@ FEATURES = datasets.Features(
         "n_steps": Value("int16"),
         "n_lines": Value("int16"),
         "solution_label": Value("bool"),
+        "solution_label_name": Value("string"),
         "step_labels": List(Value("int8")),
+        "step_label_names": List(Value("string")),
         "first_error_step": Value("int16"),
         "ratings": List(Value("int8")),
     }
 )
+
+
+# The labels as names, for readers that see bare booleans and 0/1 (pandas, DuckDB): a solution
+# label (True/False) and a step label (1/0; null = not labelled) per set.
+LABEL_NAMES = {
+    "invalid": ({True: "valid", False: "invalid"}, {1: "valid", 0: "invalid"}),
+    "redundant": (
+        {True: "no_redundant_step", False: "has_redundant_step"},
+        {1: "useful", 0: "redundant"},
+    ),
+}
+
+
+def named(row: dict[str, Any]) -> dict[str, Any]:
+    solution, step = LABEL_NAMES[row["set"]]
+    return row | {
+        "solution_label_name": solution[row["solution_label"]],
+        "step_label_names": [None if s is None else step[s] for s in row["step_labels"]],
+    }
 
 
 def item_id(set_name: str, upstream_id: int) -> str:
@@ -176,11 +173,14 @@ def invalid_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
             "'wrong' with a 1-based step number",
         )
         return None
-    return out | {
-        "model_output": row["model_output"],
-        "solution_label": verdict == "correct",
-        "step_labels": labels,
-    }
+    return named(
+        out
+        | {
+            "model_output": row["model_output"],
+            "solution_label": verdict == "correct",
+            "step_labels": labels,
+        }
+    )
 
 
 def redundant_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
@@ -198,7 +198,9 @@ def redundant_row(lineno: int, row: Any, bad) -> dict[str, Any] | None:
     if len(ratings) != out["n_steps"]:
         bad("rating", f"{len(ratings)} ratings for {out['n_steps']} steps")
         return None
-    return out | {"solution_label": 0 not in ratings, "step_labels": ratings, "ratings": ratings}
+    return named(
+        out | {"solution_label": 0 not in ratings, "step_labels": ratings, "ratings": ratings}
+    )
 
 
 READERS = {"invalid": (INVALID_FILE, invalid_row), "redundant": (REDUNDANT_FILE, redundant_row)}
@@ -230,8 +232,8 @@ def solutions(files: dict[str, Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def build(source_dir: Path | None = None) -> Build:
-    resolved = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    resolved = resolve(source, source_dir)
     rows = solutions({name: f.path for name, f in resolved.items()})
     by_set = {s: [r for r in rows if r["set"] == s] for s in SETS}
     invalid, redundant = by_set["invalid"], by_set["redundant"]
@@ -240,7 +242,7 @@ def build(source_dir: Path | None = None) -> Build:
     )
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "n_rows": len(rows),
         "n_invalid": len(invalid),
         "n_flawed": sum(not r["solution_label"] for r in invalid),
@@ -261,10 +263,13 @@ def build(source_dir: Path | None = None) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # per solution and per step
+            # Invalid set: annotators the authors recruited; redundant set: PRM800K's raters.
+            annotations_creators=("expert-generated", "crowdsourced"),
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, resolved),),
+        sources=((source, resolved),),
         checks={
             "redistribution": "local only; --push-to-hub refuses this dataset",
             "ids": "upstream id = line index in every file",

@@ -29,7 +29,7 @@ from typing import Any
 from mathjudge.benchmarks.mrmath import build
 from mathjudge.benchmarks.published import Converted
 from mathjudge.dataio.jsonfiles import iter_jsonl
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.sources import resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 BENCHMARK = build.NAME
@@ -50,17 +50,20 @@ class Evaluator:
     model: str
     kind: str  # "verdict", "line scores" or "solution score"
     thresholds: dict[str, float] | None = None
-    sha256: tuple[str, str] = ("", "")  # invalid-set file, redundant-set file
+
+    @property
+    def sha256(self) -> tuple[str, ...]:
+        """Of the invalid-set and the redundant-set file, pinned in source.yaml (`outputs`)."""
+        return tuple(build.PINS.file(output_path(self, s)).sha256 for s in build.SETS)
 
 
-def _reasoneval(key: str, model: str, sha: tuple[str, str]) -> Evaluator:
+def _reasoneval(key: str, model: str) -> Evaluator:
     return Evaluator(
         key,
         f"ReasonEval ({model})",
         f"ReasonEval fine-tuned from {model}",
         "line scores",
         {"invalid": 0.5, "redundant": -0.15},
-        sha,
     )
 
 
@@ -70,20 +73,12 @@ EVALUATORS: tuple[Evaluator, ...] = (
         "GPT-4",
         "gpt-4 (prompted, verdict and first error step)",
         "verdict",
-        sha256=(
-            "e84c763dfbd6d7224ee8eaf9dd46738752811197d2ba4e71960fadccd03ded56",
-            "965cc0917017cf69f43352411298ed4991af4670d09b834b68fb6607141b0441",
-        ),
     ),
     Evaluator(
         "gpt3_5_turbo",
         "GPT-3.5-turbo",
         "gpt-3.5-turbo (prompted, verdict and first error step)",
         "verdict",
-        sha256=(
-            "1a85b12661ee8167ed179b45f2859b073c62370ba393c1888b081ae03450bc3b",
-            "c1e74b8b1ab7a1208c3faea13ff9fec61756bdb340a1d87c2be4ef1404842505",
-        ),
     ),
     Evaluator(
         "math-shepherd_mistral-7b",
@@ -91,66 +86,34 @@ EVALUATORS: tuple[Evaluator, ...] = (
         "math-shepherd-mistral-7b-prm (process reward model)",
         "line scores",
         {"invalid": 0.5, "redundant": 0.5},
-        (
-            "f09e06c5be6c1e4419f8e4093d78e810a60ef357ccfc2033a91c551c786f7688",
-            "c9f5e91624d97020d04b89c3fc5fd91b8d3c00b804abb261fa116ae2a1fec73d",
-        ),
     ),
     _reasoneval(
         "reasoneval_llama2-7b",
         "Llama-2-7B",
-        (
-            "47c8cad18990de494488b8d86b18cfbabdc19a3ece38fd3753d522372d6ca50f",
-            "7a75a322e03a30877b09947ecb8e9e6c0cf17a21a1c143cd6866aa90f2fecfb3",
-        ),
     ),
     _reasoneval(
         "reasoneval_wizardmath-7b-v1.0",
         "WizardMath-7B-V1.0",
-        (
-            "bb35d755afb3604ef51d6b19e72b5736e73cc6f8cdfd9eee870bc9825823c422",
-            "39eaf8440095b2a688f2ce616577f9599a22ce8c9335baef67ecbe9d675194ec",
-        ),
     ),
     _reasoneval(
         "reasoneval_mistral-7b",
         "Mistral-7B",
-        (
-            "8a2cb93abeffabd6d006f47efebd6483f434d746be6d0ac0f9b9f70b8b5a7875",
-            "5b1ff9e18bd2fe696d69deac6e9987b67172323567ca9a765e8388a5517cc84d",
-        ),
     ),
     _reasoneval(
         "reasoneval_llemma-7b",
         "Llemma-7B",
-        (
-            "6ab96d44eb7702e6384c969d4608ab6ef741f2f1eeb9e3f163044ac6f95956d0",
-            "5daba651935e6dc6429f5be59b0f3ee1cd503b4555717edd0b13841cfdf2312d",
-        ),
     ),
     _reasoneval(
         "reasoneval_abel-7b-002",
         "Abel-7B-002",
-        (
-            "e098919df2cd3546328f3b4025cef1b39eebc892dd9f6c1bedc9384e84f34dbc",
-            "97d5f9568a1ddbc257ef05e68ff50ac6b525727aea789d2901bd17583bcc43ab",
-        ),
     ),
     _reasoneval(
         "reasoneval_wizardmath-7b-v1.1",
         "WizardMath-7B-V1.1",
-        (
-            "0dcae020a28b5c42c4da2b40a5bdb238df4e3fde6b1f8eef2685ca0387104f2b",
-            "362f3e382199f4bc729c5fd90a773e3afb6e7b5ad56e2b8f290382a9e56598c9",
-        ),
     ),
     _reasoneval(
         "reasoneval_llemma-34b",
         "Llemma-34B",
-        (
-            "4f7f280db246c735e2ee2c3947bec7476344cca20f398c151583782cd5021852",
-            "1d34fa8072abfac5bd6869b97a32491a9e1ccccad569c2c2666dfff9a7d3c324",
-        ),
     ),
     Evaluator(
         "roscoe-sa",
@@ -158,10 +121,6 @@ EVALUATORS: tuple[Evaluator, ...] = (
         "ROSCOE semantic alignment (one score per solution)",
         "solution score",
         {"invalid": 0.025, "redundant": 0.025},
-        (
-            "7d955f0329b941cd3fb16af5076f579ed534369c14f066cffff546e122c32c9e",
-            "4adc354fe0e2d7ec4578a97073fc97cb88240648b986e805b307802a0ccd98d8",
-        ),
     ),
     Evaluator(
         "roscoe-ss",
@@ -169,10 +128,6 @@ EVALUATORS: tuple[Evaluator, ...] = (
         "ROSCOE semantic similarity (one score per solution)",
         "solution score",
         {"invalid": 0.025, "redundant": 0.025},
-        (
-            "fb5b9d8c833c9fd6616d72ef40d36618e2c793e0af576b6e333a4d50391b475b",
-            "377ab84df4e2a92ee901a15054e495492db56fec53ca695d1a6e90e1e4041f9a",
-        ),
     ),
 )
 LINE_SCORE = {
@@ -185,20 +140,7 @@ def output_path(evaluator: Evaluator, set_name: str) -> str:
     return f"{FOLDERS[set_name]}/{evaluator.key}_eval_results.json"
 
 
-SOURCE = Source(
-    kind="github",
-    repo=build.REPO,
-    revision=build.COMMIT,
-    mirror_name=build.MIRROR,
-    files=(
-        *build.SOURCE.files,
-        *(
-            SourceFile(output_path(e, s), build.raw_url(output_path(e, s)), sha)
-            for e in EVALUATORS
-            for s, sha in zip(build.SETS, e.sha256, strict=True)
-        ),
-    ),
-)
+SOURCE = build.PINS.outputs_source  # the two sets and every published output
 
 
 # ---- verdict evaluators ------------------------------------------------------------------------
@@ -341,8 +283,8 @@ def _meta(evaluator: Evaluator, files: dict[str, Path]) -> dict[str, Any]:
         "kind": evaluator.kind,
         "benchmark": BENCHMARK,
         "source": {
-            "repository": f"https://github.com/{build.REPO}",
-            "commit": build.COMMIT,
+            "repository": f"https://github.com/{build.PINS.repo}",
+            "commit": build.PINS.revision,
             "files": [
                 {"path": p, "sha256": sha} for p, sha in zip(paths, evaluator.sha256, strict=True)
             ],

@@ -24,15 +24,15 @@ from datasets import Value
 from datasets.exceptions import DatasetsError
 
 from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Source, resolve_snapshot
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "mumath"
-VERSION = "1.0.0"
-SOURCE = Source(
-    kind="huggingface", repo="toloka/mu-math", revision="main", mirror_name="mumath", files=()
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the Hub repo
+VERSION = PINS.version
+SOURCE = PINS.source
 UPSTREAM_COLUMNS = ("uuid", "problem_statement", "golden_answer", "model", "model_output", "label")
 _TEXT_COLUMNS = ("problem_statement", "golden_answer", "model", "model_output")
 
@@ -45,6 +45,7 @@ FEATURES = datasets.Features(
         "author_model": Value("string"),
         "model_output": Value("string"),
         "label": Value("bool"),
+        "label_name": Value("string"),  # "correct" / "incorrect": `label` as a name
     }
 )
 
@@ -132,15 +133,16 @@ def judgments(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "author_model": row["model"],
             "model_output": row["model_output"],
             "label": row["label"],
+            "label_name": "correct" if row["label"] else "incorrect",
         }
         for row in raw
     ]
 
 
-def build(source_dir: Path | None = None) -> Build:
-    snapshot = resolve_snapshot(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    snapshot = resolve_snapshot(source, source_dir)
     rows = judgments(read_test_split(snapshot.folder))
-    source = replace(SOURCE, revision=snapshot.revision)
+    source = replace(source, revision=snapshot.revision)
     per_problem = Counter(r["problem_id"] for r in rows)
     labels = Counter("correct" if r["label"] else "incorrect" for r in rows)
     facts = {
@@ -162,6 +164,10 @@ def build(source_dir: Path | None = None) -> Build:
             license="mit",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect
+            language_creators=("expert-generated", "machine-generated"),
+            source_datasets=(SOURCE.repo,),
+            size_category="n<1K" if len(rows) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),
         sources=((source, snapshot.files),),

@@ -19,28 +19,16 @@ import pyarrow.parquet as pq
 from datasets import List, Value
 
 from mathjudge.dataio.cards import render_card_body
-from mathjudge.dataio.sources import Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "opc"
-VERSION = "1.0.0"
-COMMIT = "f51794e53d8ef2ae2e7f9a0be49809040f2a8f9c"
-UPSTREAM_PATH = "data/train/discrete/long/test.parquet"
-SOURCE = Source(
-    kind="github",
-    repo="insait-institute/open-proof-corpus",
-    revision=COMMIT,
-    mirror_name="open-proof-corpus",
-    files=(
-        SourceFile(
-            "test_discrete_long.parquet",
-            f"https://raw.githubusercontent.com/insait-institute/open-proof-corpus/{COMMIT}/"
-            f"{UPSTREAM_PATH}",
-            "fafe2b7048f9c57181d5bf3539c086b399462f4d61533dd9c4f6b42a14cfecdf",
-        ),
-    ),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the upstream file
+VERSION = PINS.version
+SOURCE = PINS.source
+UPSTREAM_PATH = PINS.files[0].upstream
 SOURCE_FILE = SOURCE.files[0].path
 
 # The judge prompt ends with these two sections; the proof runs to the end of the prompt.
@@ -67,6 +55,7 @@ FEATURES = datasets.Features(
         "author_model": Value("string"),
         "proof": Value("string"),
         "label": Value("bool"),
+        "label_name": Value("string"),  # "correct" / "incorrect": `label` as a name
     }
 )
 
@@ -126,6 +115,7 @@ def _judgment(row: dict[str, Any]) -> dict[str, Any]:
         "author_model": row["model_id"],
         "proof": proof,
         "label": LABELS[truth],
+        "label_name": truth,
     }
 
 
@@ -156,15 +146,15 @@ def judgments(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def build(source_dir: Path | None = None) -> Build:
-    files = resolve(SOURCE, source_dir)
+def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
+    files = resolve(source, source_dir)
     raw = _read(files[SOURCE_FILE].path)
     rows = judgments(raw)
     labels = Counter("correct" if r["label"] else "incorrect" for r in rows)
     n_problems = len({r["problem_id"] for r in rows})
     facts = {
         "version": VERSION,
-        "source": SOURCE,
+        "source": source,
         "upstream_path": UPSTREAM_PATH,
         "n_rows": len(rows),
         "n_problems": n_problems,
@@ -183,10 +173,11 @@ def build(source_dir: Path | None = None) -> Build:
             license="apache-2.0",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("multi-class-classification",),  # correct or incorrect
             size_category="n<1K",
         ),
         card_body=render_card_body(NAME, **facts),
-        sources=((SOURCE, files),),
+        sources=((source, files),),
         checks={
             "prompt_split": f"{len(rows)}/{len(rows)} rows give one problem and one proof",
             "problem_text": f"{n_problems}/{n_problems} problems stated identically in every row",

@@ -22,19 +22,15 @@ import datasets
 from datasets import Value
 
 from mathjudge.dataio.cards import render_card_body
+from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Snapshot, Source, resolve_snapshot
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "proofbench"
-VERSION = "1.0.0"
-SOURCE = Source(
-    kind="huggingface",
-    repo="wenjiema02/ProofBench",
-    revision="main",
-    mirror_name="proofbench",
-    files=(),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the Hub repo
+VERSION = PINS.version
+SOURCE = PINS.source
 # Upstream config names. The grading set is the repo's default config; the best-of-n set is
 # assumed to be a second config, `best_of_n`, with the same schema plus `sample_index` (no copy
 # of the repo was reachable to confirm it). Each config is read from its one split.
@@ -277,6 +273,8 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("en",),
             task_categories=("text-classification",),
+            task_ids=("text-scoring",),  # a 0-7 grade per proof
+            source_datasets=(SOURCE.repo,),
             size_category="n<1K" if total_rows < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),

@@ -18,32 +18,15 @@ from datasets import ClassLabel, List, Value
 
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import expect, read_jsonl
-from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, resolve
+from mathjudge.dataio.pins import load_pins
+from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
 
 NAME = "stepmathbench"
-VERSION = "1.0.0"
-COMMIT = "2e197deac78a49e04270c0b0651702b2ac12f856"
-_RAW = f"https://raw.githubusercontent.com/SHU-XUN/StepMathAgent/{COMMIT}/data"
-SOURCE = Source(
-    kind="github",
-    repo="SHU-XUN/StepMathAgent",
-    revision=COMMIT,
-    mirror_name="stepmathbench",
-    files=(
-        SourceFile(
-            "stepmath.jsonl",
-            f"{_RAW}/stepmath.jsonl",
-            "70c01d40fabbb1cbb74fc856363f776b468b9ffc4f4ce4aa1b05941a788c593a",
-        ),
-        SourceFile(
-            "question.jsonl",
-            f"{_RAW}/question.jsonl",
-            "c9cc94b24ca4ec230bc571cec0a74546b8cea2b6a6bb17887d10b1107d6d7fb6",
-        ),
-    ),
-)
+PINS = load_pins(NAME)  # source.yaml: the version and the upstream files
+VERSION = PINS.version
+SOURCE = PINS.source
 
 STEP_LABELS = ("correct", "incorrect", "correct_but_meaningless")
 _RAW_LABELS = {"1": "correct", "0": "incorrect", "1(0)": "correct_but_meaningless"}
@@ -71,6 +54,9 @@ SOLUTION_FEATURES = datasets.Features(
         "model_output": Value("string"),
         "steps": List(Value("string")),
         "step_labels": List(ClassLabel(names=list(STEP_LABELS))),
+        # The same labels as names, for readers that do not apply `datasets` features (pandas,
+        # DuckDB), which see `step_labels` as bare 0/1/2.
+        "step_label_names": List(Value("string")),
         "type": Value("string"),
         "level": Value("int8"),
         "category": List(Value("string")),
@@ -183,6 +169,7 @@ def _solutions(
                 "model_output": row["model_output"],
                 "steps": row["gold_step"],
                 "step_labels": [STEP_LABELS.index(label) for label in labels],
+                "step_label_names": labels,
                 "type": row["type"],
                 "level": row["level"],
                 "category": row["category"],
@@ -230,6 +217,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             license="unknown",
             language=("zh",),
             task_categories=("text-classification",),
+            task_ids=("text-scoring",),  # a 0-10 score per solution
         ),
         card_body=render_card_body(NAME, **facts),
         sources=((source, files),),
