@@ -685,15 +685,8 @@ def test_store_ranks_and_compare(
     with duckdb.connect(str(store), read_only=True) as con:
         stored = read.load_predictions(con, ids[1])
         assert sorted(stored) == ["solution_pred", "solution_score", "step_tn", "step_tp"]
-        subs = [
-            {
-                "id": i,
-                "source": "reproduced",
-                "content_hash": r.content_hash,
-                "bootstrap": r.bootstrap,
-            }
-            for i, r in zip(ids, results.values(), strict=True)
-        ]
+        subs = [s for s in read.latest_submissions(con) if s["benchmark"] == BENCH]
+        assert sorted(s["id"] for s in subs) == sorted(ids)
         ranked = rank_benchmark(registry.get(BENCH), subs, con)
     assert ranked["status"] == "ranked" and ranked["metric"] == "invalid_step_macro_f1"
     assert ids[3] not in ranked["judges"]  # ROSCOE gives no step predictions
