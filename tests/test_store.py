@@ -86,3 +86,25 @@ def test_changed_meta_is_a_new_version_not_a_replacement(result, tmp_path: Path)
         store.save(db, dataclasses.replace(later, meta={"prompt": "v2", "model": "m-1"})) == second
     )
     assert counts(db)[0] == 2
+
+
+def test_the_later_of_two_quick_evaluations_is_the_latest(
+    datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
+) -> None:
+    """A judge re-evaluated within the same second: the second result is the one shown. With
+    timestamps cut to seconds the tie went to the larger submission id, i.e. to chance."""
+    from mathjudge.store import read
+
+    db = tmp_path / "r.duckdb"
+    saved = []
+    for shift in (0, 1, 2, 3):  # four quick re-runs, each with different predictions
+        rows = [
+            {"item_id": r["uid"], "score": min(10, r["gold_score"] + shift)} for r in stepmath_rows
+        ]
+        path = write_jsonl(tmp_path / f"p{shift}.jsonl", rows)
+        result = evaluate_file("stepmathbench", path, "rerun", datasets_dir=datasets_dir, n_boot=5)
+        assert "." in result.created  # kept to the microsecond
+        saved.append(store.save(db, result))
+    with read.reading(db) as con:
+        (shown,) = read.latest_submissions(con)
+    assert shown["id"] == saved[-1]

@@ -140,5 +140,5 @@ def evaluate_file(
         predictions=scored.predictions,
         extras=scored.extras,
         dataset=snapshot(spec, dataset, items),
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        created=datetime.now(UTC).isoformat(),  # to the microsecond: re-runs stay ordered
     )
