@@ -176,3 +176,34 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     assert 'href="https://arxiv.org/abs/2601.00001"' in index
     page = (tmp_path / "expertmath.html").read_text(encoding="utf-8")
     assert "Originals and variants" in page and "Problems: variant" in page
+
+
+def test_the_glance_says_why_a_lone_judge_is_not_ranked(tmp_path: Path) -> None:
+    """One reproduced judge at full coverage has no rival to be ranked against: the glance
+    says so in words, not as the badge 'unranked' followed by 'not ranked'."""
+    created = "2026-01-01T00:00:00+00:00"
+    sub = {
+        "id": "s1", "judge": "lonely", "source": "reproduced", "citation": None,
+        "coverage": 1.0, "partial": False, "dataset_version": "1", "content_hash": "sha256:x",
+        "meta": {}, "sha256": "0" * 64, "created": created, "n_items": 4, "runs": 1,
+        "runs_agg": "mean", "fields": ["score"], "bootstrap": {"B": 10, "seed": 1, "unit": "item"},
+        "mathjudge_version": "0", "extras": {}, "example": False, "model": None,
+        "scores": [_score("auc", 0.8125, ci=(0.7, 0.9))],
+    }  # fmt: skip
+    presentation = dataclasses.asdict(registry.get("expertmath").presentation())
+    reason = {"kind": "alone", "text": "fewer than two comparable judges"}
+    doc = {
+        "schema_version": 4, "datasets": [],
+        "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
+                           "mathjudge_version": "0", "latest_submission": created},
+        "benchmarks": [{"name": "expertmath", "presentation": presentation,
+                        "downloads": download_names("expertmath"), "submissions": [sub],
+                        "ranks": {"status": "not ranked: fewer than two comparable judges",
+                                  "excluded": {"s1": reason}}}],
+    }  # fmt: skip
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(doc), encoding="utf-8")
+    index = render_site(tmp_path).read_text(encoding="utf-8")
+    glance = index[index.index('class="glance"') : index.index("</section>")]
+    assert "lonely" in glance and "no rival scored, not ranked" in glance
+    assert "unranked, not ranked" not in index

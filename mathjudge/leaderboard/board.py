@@ -21,7 +21,7 @@ LABELS = {
     "reported": "reported",
     "example": "example data",
     "other dataset": "other build",
-    "alone": "unranked",
+    "alone": "no rival scored",
     "undefined": "undefined",
     "not ranked": "unranked",
 }
