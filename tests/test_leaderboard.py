@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import json
 import random
+import shutil
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -453,3 +454,48 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match="no results store"):
         publish_site(tmp_path / "nope.duckdb", tmp_path / "site")
     assert not (tmp_path / "site").exists()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_the_page_process_renders_the_same_site(
+    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, share: float
+) -> None:
+    """The second process renders benchmark pages, plots and a share of the item pages from the
+    data files; the site is byte for byte the one a single process renders (share 0: it draws
+    only the benchmark pages and plots; 1: every item page too)."""
+    from mathjudge.leaderboard import render
+    from mathjudge.leaderboard.pageprocess import PageProcess
+
+    monkeypatch.setattr(render, "HELPER_SHARE", share)
+    alone, helped = tmp_path / "alone", tmp_path / "helped"
+    for site in (alone, helped):
+        shutil.copytree(built.site / "data", site / "data")
+    render_site(alone)
+    with PageProcess() as helper:
+        render_site(helped, helper=helper)
+    assert sorted(render._helper_share(helped, json.loads(
+        (helped / "data" / "leaderboard.json").read_text(encoding="utf-8"))["benchmarks"]
+    )) == (["stepmathbench"] if share else [])  # fmt: skip
+    ours, theirs = _tree(alone), _tree(helped)
+    assert sorted(ours) == sorted(theirs)
+    assert len([f for f in ours if f.startswith("items/stepmathbench/")]) == 1001
+    assert [f for f in ours if ours[f] != theirs[f]] == []
+
+
+def test_a_failing_page_process_leaves_the_site_as_it_was(
+    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mathjudge.leaderboard import pageprocess
+
+    out = tmp_path / "site"
+    publish_site(built.store, out)
+    before = _tree(out)
+    monkeypatch.setattr(pageprocess, "WORKER", "mathjudge.no_such_module")
+    with pytest.raises(MathJudgeError, match=r"process rendering pages .*\(exit 1\).*no_such"):
+        publish_site(built.store, out)
+    assert _tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

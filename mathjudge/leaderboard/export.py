@@ -163,7 +163,8 @@ def _safe_name(benchmark: str) -> str:
 
 
 def _to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # No indent: json's C encoder only runs without one, and these files are for programs.
+    return json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _to_csv(rows: list[dict[str, Any]], columns: tuple[str, ...] = DOWNLOAD_COLUMNS) -> str:

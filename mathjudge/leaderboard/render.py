@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 from collections import Counter
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -30,6 +31,7 @@ from mathjudge.leaderboard.board import Standing, board, chart, cross_view, stan
 from mathjudge.leaderboard.export import LEADERBOARD_JSON, OVERVIEW, export_data
 from mathjudge.leaderboard.itempages import item_views
 from mathjudge.leaderboard.modelpages import comparisons, model_views
+from mathjudge.leaderboard.pageprocess import PageProcess
 from mathjudge.leaderboard.pages import (
     ItemLocator,
     JudgeEntry,
@@ -39,7 +41,6 @@ from mathjudge.leaderboard.pages import (
     judge_page,
     model_page,
 )
-from mathjudge.leaderboard.plots import benchmark_plots
 from mathjudge.leaderboard.publish import publish
 from mathjudge.leaderboard.submit import meta_fields
 from mathjudge.leaderboard.views import (
@@ -58,13 +59,16 @@ RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ASSETS = ("style.css", "site.js", "math.js")
 
 
-def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
+def build_site(
+    store: Path, out: Path, *, release: str | None = None, helper: PageProcess | None = None
+) -> Path:
     """Render the leaderboard document published in the results `store` (see
     `evaluate.publish`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
-    are carried over unchanged, and an existing NAME is refused.
+    are carried over unchanged, and an existing NAME is refused. `helper` is a page process
+    the caller started early (one is started here otherwise).
     """
     out = Path(os.path.abspath(out))
     previous = out / RELEASES
@@ -80,11 +84,13 @@ def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
             )
 
     def fill(site: Path) -> None:
-        export_data(store, site / "data")
-        if previous.is_dir():
-            shutil.copytree(previous, site / RELEASES, symlinks=True)
-        # A snapshot lists no releases: inside it those links would lead nowhere.
-        render_site(site, list_releases=release is None)
+        # Started first so that its imports overlap the export.
+        with nullcontext(helper) if helper is not None else PageProcess() as pages:
+            export_data(store, site / "data")
+            if previous.is_dir():
+                shutil.copytree(previous, site / RELEASES, symlinks=True)
+            # A snapshot lists no releases: inside it those links would lead nowhere.
+            render_site(site, list_releases=release is None, helper=pages)
         if release is not None:
             snapshot = site / RELEASES / release
             shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
@@ -94,18 +100,18 @@ def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
     return out / "index.html"
 
 
-def render_site(site: Path, *, only_index: bool = False, list_releases: bool = True) -> Path:
-    """Render `site/data/` into `site/`; returns the index page's path."""
-    text = (site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8")
-    try:
-        document = LeaderboardDocument.model_validate_json(text)
-    except ValueError as exc:
-        raise MathJudgeError(f"{LEADERBOARD_JSON}: not a leaderboard document ({exc})") from exc
-    doc = json.loads(text)
+def render_site(
+    site: Path,
+    *,
+    only_index: bool = False,
+    list_releases: bool = True,
+    helper: PageProcess | None = None,
+) -> Path:
+    """Render `site/data/` into `site/`; returns the index page's path. With a `helper`
+    process, the benchmark pages, plots and most item pages are rendered there meanwhile (the
+    pages are the same either way)."""
+    document, doc = _load(site)
     docs = doc["benchmarks"]
-    for bench, typed in zip(docs, document.benchmarks, strict=True):
-        bench["presentation"] = typed.presentation  # the dataclass, with its formatting helpers
-        bench["items"] = bench.get("items") or {"status": "no item data in this document"}
     views = [benchmark_view(b) for b in docs]
     boards = [board(v, b) for v, b in zip(views, docs, strict=True)]
     origin = doc["generated_from"]
@@ -121,29 +127,19 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     )
     if only_index:
         return index
+    # The helper draws every benchmark's page and plots and a share of the item pages; this
+    # process renders the rest, and every page that spans benchmarks.
+    helper_items = _helper_share(site, docs) if helper is not None else set()
+    if helper is not None:
+        helper.render(site, pages=[v.name for v in views], items=sorted(helper_items))
     _assets(site)
-    plots_dir = site / "plots"
-    plots_dir.mkdir(exist_ok=True)
     judges: dict[tuple[str, str], list[JudgeEntry]] = {}
     for view, bench in zip(views, docs, strict=True):
-        plots = benchmark_plots(view.show, bench)
-        for plot in plots:
-            (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
-        full = board(view, bench, limit=None)
-        headline = view.headline.label
-        standings = {judge_key(s): standing(bench, s, headline) for s in bench["submissions"]}
-        page(
-            view.page,
-            "benchmark.html",
-            bench=view,
-            doc=bench,
-            chart=chart(view, bench, full.rows),
-            plots=plots,
-            standings=standings,
-            comparisons=comparisons(view, bench),
-            dataset_page=_dataset_page(view.show.dataset, doc["datasets"]),
-        )
-        _item_pages(site, page, view, bench)
+        standings = _standings(view, bench)
+        if helper is None:
+            _benchmark_page(site, page, view, bench, standings, doc["datasets"])
+        if view.name not in helper_items:
+            _item_pages(site, page, view, bench)
         _judge_entries(site, view, bench, standings, judges)
     for (source, judge), entries in judges.items():
         first = entries[0].submission
@@ -171,7 +167,97 @@ def render_site(site: Path, *, only_index: bool = False, list_releases: bool = T
     )
     page("downloads.html", "downloads.html", benchmarks=views, docs=docs, overview=OVERVIEW)
     page("submit.html", "submit.html", benchmarks=document.methodology, schema=meta_fields())
+    if helper is not None:
+        helper.wait()
     return index
+
+
+def render_benchmark_parts(site: Path, pages: list[str], items: list[str]) -> None:
+    """The benchmark pages with their plots of `pages`, and the item pages (index and items)
+    of `items`, exactly as `render_site` writes them: what the helper process runs."""
+    _, doc = _load(site)
+    page = functools.partial(_render, site, origin=doc["generated_from"])
+    for bench in doc["benchmarks"]:
+        view = benchmark_view(bench)
+        if view.name in pages:
+            standings = _standings(view, bench)
+            _benchmark_page(site, page, view, bench, standings, doc["datasets"])
+        if view.name in items:
+            _item_pages(site, page, view, bench)
+
+
+def _standings(view: Any, bench: dict[str, Any]) -> dict[tuple[str, str], Standing]:
+    headline = view.headline.label
+    return {judge_key(s): standing(bench, s, headline) for s in bench["submissions"]}
+
+
+def _benchmark_page(
+    site: Path,
+    page: Any,
+    view: Any,
+    bench: dict[str, Any],
+    standings: dict[tuple[str, str], Standing],
+    datasets: list[dict[str, Any]],
+) -> None:
+    """A benchmark's page and its plots (matplotlib is imported only by what draws them)."""
+    from mathjudge.leaderboard.plots import benchmark_plots
+
+    plots = benchmark_plots(view.show, bench)
+    plots_dir = site / "plots"
+    plots_dir.mkdir(exist_ok=True)
+    for plot in plots:
+        (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
+    full = board(view, bench, limit=None)
+    page(
+        view.page,
+        "benchmark.html",
+        bench=view,
+        doc=bench,
+        chart=chart(view, bench, full.rows),
+        plots=plots,
+        standings=standings,
+        comparisons=comparisons(view, bench),
+        dataset_page=_dataset_page(view.show.dataset, datasets),
+    )
+
+
+def _load(site: Path) -> tuple[LeaderboardDocument, dict[str, Any]]:
+    """The exported document, typed and as plain data (each benchmark's presentation as the
+    dataclass, with its formatting helpers)."""
+    text = (site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8")
+    try:
+        document = LeaderboardDocument.model_validate_json(text)
+    except ValueError as exc:
+        raise MathJudgeError(f"{LEADERBOARD_JSON}: not a leaderboard document ({exc})") from exc
+    doc = json.loads(text)
+    for bench, typed in zip(doc["benchmarks"], document.benchmarks, strict=True):
+        bench["presentation"] = typed.presentation
+        bench["items"] = bench.get("items") or {"status": "no item data in this document"}
+    return document, doc
+
+
+# The share of item pages the helper renders beside the benchmark pages and plots, so that both
+# processes finish together on the demo's site (bench/cli_latency.py).
+HELPER_SHARE = 0.6
+
+
+def _helper_share(site: Path, docs: list[dict[str, Any]]) -> set[str]:
+    """The benchmarks whose item pages the helper renders: the largest first, while it holds
+    at most HELPER_SHARE of all items."""
+    sizes = {}
+    for bench in docs:
+        info = bench["items"]
+        if info.get("status") == "exported":
+            items = site / "data" / info["downloads"]["items"]
+            sizes[bench["name"]] = pq.read_metadata(items).num_rows
+    budget = HELPER_SHARE * sum(sizes.values())
+    handed: set[str] = set()
+    held = 0
+    for name, size in sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])):
+        if held + size <= budget:
+            handed.add(name)
+            held += size
+    return handed
 
 
 def _item_pages(site: Path, page: Any, view: Any, bench: dict[str, Any]) -> None:
