@@ -9,7 +9,10 @@ document and nothing else, so what it shows is a pure function of the store.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import duckdb
 
 from mathjudge import __version__, registry, store
 from mathjudge.display import summary
@@ -44,12 +47,12 @@ def assemble(path: Path) -> LeaderboardDocument:
         by_benchmark: dict[str, list[dict]] = {}
         for sub in submissions:
             by_benchmark.setdefault(sub.pop("benchmark"), []).append(sub)
+        ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
             if name in registry.names():
-                spec = registry.get(name)
-                presentation = spec.presentation()
-                ranks = rank_benchmark(spec, subs, con, examples)
+                presentation = registry.get(name).presentation()
+                ranks = ranked[name]
             else:
                 presentation = generic_presentation(name)
                 ranks = {"status": "not ranked: not a benchmark of this installation"}
@@ -76,6 +79,28 @@ def assemble(path: Path) -> LeaderboardDocument:
         models=_models(benchmarks),
         methodology=[spec.presentation() for spec in registry.specs()],
     )
+
+
+def _ranks(
+    con: duckdb.DuckDBPyConnection,
+    by_benchmark: dict[str, list[dict]],
+    examples: frozenset[str],
+) -> dict[str, dict]:
+    """Each known benchmark's ranks. Benchmarks are independent and most of the work runs in
+    DuckDB and numpy, which release the GIL, so two threads (each with its own cursor on the
+    snapshot) share it out; every benchmark's bootstrap has its own seed, so the result does
+    not depend on the order."""
+
+    def rank(name: str) -> dict:
+        cursor = con.cursor()
+        try:
+            return rank_benchmark(registry.get(name), by_benchmark[name], cursor, examples)
+        finally:
+            cursor.close()
+
+    names = [name for name in sorted(by_benchmark) if name in registry.names()]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(names, pool.map(rank, names), strict=True))
 
 
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
