@@ -10,6 +10,8 @@ ones, never a mix; nothing touches the file before a submission has passed valid
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,26 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     return con
 
 
+@contextmanager
+def transaction(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The store for writing, in one transaction: committed when the block ends, rolled back
+    (nothing written) if it raises; a DuckDB error becomes a `MathJudgeError` naming the
+    store."""
+    con = connect(path)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except duckdb.Error as exc:
+        con.execute("ROLLBACK")
+        raise MathJudgeError(f"{path}: could not write to the results store ({exc})") from None
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+
+
 def save(path: Path, result: EvaluationResult) -> str:
     """Insert or replace `result`; returns its submission id."""
     return save_many(path, [result])[0]
@@ -125,20 +147,8 @@ def save(path: Path, result: EvaluationResult) -> str:
 
 def save_many(path: Path, results: list[EvaluationResult]) -> list[str]:
     """Insert or replace every result in one transaction: all of them land, or none."""
-    con = connect(path)
-    con.execute("BEGIN TRANSACTION")
-    try:
-        ids = [_insert(con, result) for result in results]
-        con.execute("COMMIT")
-    except duckdb.Error as exc:
-        con.execute("ROLLBACK")
-        raise MathJudgeError(f"{path}: could not save to the results store ({exc})") from None
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
-    return ids
+    with transaction(path) as con:
+        return [_insert(con, result) for result in results]
 
 
 def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
@@ -225,17 +235,9 @@ def _save_dataset(con: duckdb.DuckDBPyConnection, dataset: DatasetSnapshot) -> N
 def save_datasets(path: Path, datasets: list[DatasetSnapshot]) -> None:
     """Keep these datasets' facts (e.g. every dataset a demo built, scored or not), so the
     site lists them; one transaction."""
-    con = connect(path)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(path) as con:
         for dataset in datasets:
             _save_dataset(con, dataset)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
 
 
 def write_document(path: Path, name: str, document: str) -> None:
@@ -267,19 +269,11 @@ def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> 
             ),
         }
     )
-    con = connect(path)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(path) as con:
         con.execute("DELETE FROM item_details WHERE submission_id = ?", [submission_id])
         con.register("new_details", table)
         con.execute("INSERT INTO item_details SELECT * FROM new_details")
         con.unregister("new_details")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
 
 
 def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[str]) -> None:
@@ -287,9 +281,7 @@ def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[st
     delete the folders in `gone` together with their submissions; a folder whose files changed
     drops the submission of its earlier version (the repository's history keeps that). One
     transaction."""
-    con = connect(path)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(path) as con:
         known = dict(con.execute("SELECT path, submission_id FROM repository").fetchall())
         stale = [known[f] for f in gone if f in known]
         stale += [known[f] for f, (_, sid) in entries.items() if known.get(f, sid) != sid]
@@ -299,12 +291,6 @@ def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[st
         con.execute("DELETE FROM repository WHERE path IN (SELECT unnest(?))", [gone])
         for folder, (key, sid) in entries.items():
             con.execute("INSERT OR REPLACE INTO repository VALUES (?, ?, ?)", [folder, key, sid])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
 
 
 def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
@@ -319,16 +305,8 @@ def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
 
 def delete(path: Path, ids: list[str]) -> None:
     """Remove these submissions and everything stored with them, in one transaction."""
-    con = connect(path)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(path) as con:
         _delete(con, ids)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
 
 
 _SCORES = pa.schema(
