@@ -8,8 +8,9 @@ the published one in a single step, so the published name always holds a complet
 the old one or the new one. Only where the system cannot exchange (another OS, a file system
 without the call) are there two renames, and a run killed between them leaves the name missing
 until the next run restores the old folder. Either way a killed run leaves its staging folder
-(`.NAME.tmp-PID-*`) or the replaced one (`.NAME.old-PID-*`) beside the target; the next run on
-that target removes those whose process is gone.
+(`.NAME.tmp-PID-*`) or the replaced one (`.NAME.old-PID-*`) beside the target, as a killed file
+write leaves `.NAME.part-PID-*`; the next run on that target removes those whose process is
+gone.
 """
 
 from __future__ import annotations
@@ -32,17 +33,20 @@ DIR_MODE = 0o755
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _RENAME_SWAP = 2  # macOS sys/stdio.h
 _AT_FDCWD = -100
-_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<kind>tmp|old)-(?:(?P<pid>\d+)-)?.*")
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<kind>tmp|old|part)-(?:(?P<pid>\d+)-)?.*")
 _LEGACY_AGE_S = 3600  # leftovers of older versions, named without a pid
-_active: set[str] = set()  # this process's staging folders in use
+_active: set[str] = set()  # this process's staging folders and files in use
 
 
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
-    """Yields a temporary path in the target's folder; it replaces `path` on clean exit."""
+    """Yields a temporary path in the target's folder (`.NAME.part-PID-*`); it replaces `path`
+    on clean exit. Temporary files that killed runs left for `path` are removed first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.part-")
+    recover(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.part-{os.getpid()}-")
     os.close(fd)
+    _active.add(tmp)
     try:
         yield Path(tmp)
         os.chmod(tmp, FILE_MODE)  # mkstemp makes it owner-only; outputs are meant to be shared
@@ -50,6 +54,8 @@ def atomic_path(path: Path) -> Iterator[Path]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _active.discard(tmp)
 
 
 @contextmanager

@@ -130,3 +130,38 @@ def dead_pid() -> int:
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     return pid
+
+
+# A file write killed (SIGKILL) after its temporary file is written, before the rename.
+KILLED_FILE_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from mathjudge import atomic
+
+with atomic.atomic_path(Path(sys.argv[1])) as tmp:
+    tmp.write_text("half")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_file_write_leaves_a_part_file_the_next_write_removes(tmp_path: Path) -> None:
+    target = tmp_path / "scores.json"
+    target.write_text("old")
+    run = subprocess.run([sys.executable, "-c", KILLED_FILE_WRITE, str(target)])
+    assert run.returncode == -signal.SIGKILL
+    (part,) = [p for p in tmp_path.iterdir() if p.name != "scores.json"]
+    assert part.name.startswith(".scores.json.part-") and target.read_text() == "old"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                               stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        busy = tmp_path / f".scores.json.part-{sleeper.pid}-abc"  # a write still running
+        busy.write_text("busy")
+        other = tmp_path / f".other.json.part-{dead_pid()}-abc"  # another target's: not ours
+        other.write_text("x")
+        atomic.write_json_atomic(target, {"new": 1})
+        assert busy.exists() and other.exists() and not part.exists()
+    finally:
+        sleeper.communicate()
+    assert target.read_text(encoding="utf-8") == '{\n  "new": 1\n}\n'
+    atomic.write_json_atomic(target, {"new": 2})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([other.name, "scores.json"])
