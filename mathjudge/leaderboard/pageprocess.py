@@ -32,14 +32,17 @@ class PageProcess:
     process never outlives the build."""
 
     def __init__(self) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", WORKER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", WORKER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            )
+        except OSError as exc:
+            raise MathJudgeError(f"could not start the process rendering pages ({exc})") from None
         self._pending = False
 
     def render(self, site: Path, *, pages: list[str], items: list[str]) -> None:
