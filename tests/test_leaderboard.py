@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import registry
@@ -460,30 +462,53 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("share", [0.0, 1.0])
+@pytest.mark.parametrize("helper_items", [False, True])
 def test_the_page_process_renders_the_same_site(
-    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, share: float
+    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper_items: bool
 ) -> None:
     """The second process renders benchmark pages, plots and a share of the item pages from the
-    data files; the site is byte for byte the one a single process renders (share 0: it draws
-    only the benchmark pages and plots; 1: every item page too)."""
+    data files; the site is byte for byte the one a single process renders (with the helper
+    drawing only the benchmark pages and plots, and with it rendering every item page too)."""
     from mathjudge.leaderboard import render
     from mathjudge.leaderboard.pageprocess import PageProcess
 
-    monkeypatch.setattr(render, "HELPER_SHARE", share)
+    # A benchmark page costed as free or as dear as the world: the one benchmark's item pages
+    # go to the helper, or stay here.
+    monkeypatch.setattr(render, "BENCHMARK_PAGE_COST", 0 if helper_items else 10**9)
     alone, helped = tmp_path / "alone", tmp_path / "helped"
     for site in (alone, helped):
         shutil.copytree(built.site / "data", site / "data")
     render_site(alone)
     with PageProcess() as helper:
         render_site(helped, helper=helper)
-    assert sorted(render._helper_share(helped, json.loads(
-        (helped / "data" / "leaderboard.json").read_text(encoding="utf-8"))["benchmarks"]
-    )) == (["stepmathbench"] if share else [])  # fmt: skip
+    document = json.loads((helped / "data" / "leaderboard.json").read_text(encoding="utf-8"))
+    handed = render._helper_share(helped, document["benchmarks"])
+    assert handed == ({"stepmathbench"} if helper_items else set())
     ours, theirs = _tree(alone), _tree(helped)
     assert sorted(ours) == sorted(theirs)
     assert len([f for f in ours if f.startswith("items/stepmathbench/")]) == 1001
     assert [f for f in ours if ours[f] != theirs[f]] == []
+
+
+def test_item_pages_are_shared_out_so_both_processes_finish_together(tmp_path: Path) -> None:
+    """Largest benchmark first, each to the process with less work so far: with the demo's
+    item counts and 146 submissions, 1,243 item pages go to the helper and 1,270 stay here
+    (hand-computed from the costs: 900 + 1,243 against 876 + 1,270)."""
+    from mathjudge.leaderboard import render
+
+    counts = {"stepmathbench": 1000, "mrmath": 459, "opc": 434, "judgebench": 350,
+              "judgebench_claude": 270}  # fmt: skip
+    docs = []
+    (tmp_path / "data").mkdir()
+    for name, n in counts.items():
+        file = f"{name}_items.parquet"
+        pq.write_table(pa.table({"item_id": [str(i) for i in range(n)]}), tmp_path / "data" / file)
+        docs.append({"name": name, "items": {"status": "exported", "downloads": {"items": file}},
+                     "submissions": [{}] * (16 if name != "opc" else 2)})  # fmt: skip
+    docs += [{"name": f"paper-only-{i}", "items": {"status": "no reproduced judge"},
+              "submissions": [{}] * 20} for i in range(4)]  # fmt: skip
+    assert sum(len(d["submissions"]) for d in docs) == 146 and len(docs) == 9
+    assert render._helper_share(tmp_path, docs) == {"mrmath", "opc", "judgebench"}
 
 
 def test_a_failing_page_process_leaves_the_site_as_it_was(

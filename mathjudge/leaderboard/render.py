@@ -236,27 +236,32 @@ def _load(site: Path) -> tuple[LeaderboardDocument, dict[str, Any]]:
     return document, doc
 
 
-# The share of item pages the helper renders beside the benchmark pages and plots, so that both
-# processes finish together on the demo's site (bench/cli_latency.py).
-HELPER_SHARE = 0.6
+# Rendering costs measured on the demo's site, in item pages' worth of time (one item page is
+# about 0.9 ms): a benchmark page with its plots (the helper draws them all) and one
+# submission's share of the pages that span benchmarks (judge pages, explorers: this process).
+BENCHMARK_PAGE_COST = 100
+SUBMISSION_COST = 6
 
 
 def _helper_share(site: Path, docs: list[dict[str, Any]]) -> set[str]:
-    """The benchmarks whose item pages the helper renders: the largest first, while it holds
-    at most HELPER_SHARE of all items."""
+    """The benchmarks whose item pages the helper renders, chosen so that both processes finish
+    together: largest first, each to the process with less work so far (each starts with its
+    own fixed pages, costed above)."""
     sizes = {}
     for bench in docs:
         info = bench["items"]
         if info.get("status") == "exported":
             items = site / "data" / info["downloads"]["items"]
             sizes[bench["name"]] = pq.read_metadata(items).num_rows
-    budget = HELPER_SHARE * sum(sizes.values())
+    helper = BENCHMARK_PAGE_COST * len(docs)
+    own = SUBMISSION_COST * sum(len(bench["submissions"]) for bench in docs)
     handed: set[str] = set()
-    held = 0
     for name, size in sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])):
-        if held + size <= budget:
+        if helper < own:
             handed.add(name)
-            held += size
+            helper += size
+        else:
+            own += size
     return handed
 
 
