@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import TracebackType
 
@@ -27,21 +28,24 @@ DONE = "done"
 
 
 class PageProcess:
-    """The worker process: `render(site, names)` hands it work, `wait()` returns when the
-    pages are written (or raises naming what failed); use it as a context manager so the
-    process never outlives the build."""
+    """The worker process: `render(site, pages=..., items=...)` hands it work, `wait()`
+    returns when the pages are written (or raises naming what failed); use it as a context
+    manager so the process never outlives the build. Its stderr goes to a temporary file, not
+    a pipe, so no amount of warnings can block it."""
 
     def __init__(self) -> None:
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open while the process runs
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", WORKER],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=self._stderr,
                 text=True,
                 encoding="utf-8",
             )
         except OSError as exc:
+            self._stderr.close()
             raise MathJudgeError(f"could not start the process rendering pages ({exc})") from None
         self._pending = False
 
@@ -76,9 +80,9 @@ class PageProcess:
             except (OSError, subprocess.TimeoutExpired):
                 self._proc.kill()
                 self._proc.wait()
-        for stream in (self._proc.stdout, self._proc.stderr):
-            if stream is not None:
-                stream.close()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self._stderr.close()
 
     def __enter__(self) -> PageProcess:
         return self
@@ -97,8 +101,9 @@ class PageProcess:
         if self._proc.poll() is None:
             self._proc.kill()
         self._proc.wait()
-        assert self._proc.stderr is not None
-        lines = [line for line in self._proc.stderr.read().splitlines() if line.strip()]
-        said = f": {lines[-1]}" if lines else ""
+        self._stderr.seek(0)
+        said = self._stderr.read().decode("utf-8", errors="replace")
+        lines = [line for line in said.splitlines() if line.strip()]
+        last = f": {lines[-1]}" if lines else ""
         code = self._proc.returncode
-        return MathJudgeError(f"the process rendering pages {what} (exit {code}){said}")
+        return MathJudgeError(f"the process rendering pages {what} (exit {code}){last}")
