@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+from mathjudge.errors import UsageError
+
+N = TypeVar("N", int, float)
 
 MIRROR_ENV = "MATHJUDGE_MIRROR"
 DATASETS_ENV = "MATHJUDGE_DATASETS"
@@ -24,3 +30,20 @@ def cache_dir() -> Path:
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mathjudge"
     )
     return Path(base)
+
+
+def env_number(
+    name: str, default: N, parse: Callable[[str], N], ok: Callable[[N], bool], expected: str
+) -> N:
+    """The number an environment variable sets (`default` when unset); a value that does not
+    parse or is not `ok` is a usage error saying what was `expected`."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = parse(raw)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise UsageError(f"{name}={raw!r}: expected {expected}")
+    return value

@@ -9,7 +9,6 @@ document and nothing else, so what it shows is a pure function of the store.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -86,21 +85,14 @@ def _ranks(
     by_benchmark: dict[str, list[dict]],
     examples: frozenset[str],
 ) -> dict[str, dict]:
-    """Each known benchmark's ranks. Benchmarks are independent and most of the work runs in
-    DuckDB and numpy, which release the GIL, so two threads (each with its own cursor on the
-    snapshot) share it out; every benchmark's bootstrap has its own seed, so the result does
-    not depend on the order."""
+    """Each known benchmark's ranks, two benchmarks at a time (the work is in DuckDB and
+    numpy); every benchmark's bootstrap has its own seed, so the order does not matter."""
 
-    def rank(name: str) -> dict:
-        cursor = con.cursor()
-        try:
-            return rank_benchmark(registry.get(name), by_benchmark[name], cursor, examples)
-        finally:
-            cursor.close()
+    def rank(cursor: duckdb.DuckDBPyConnection, name: str) -> dict:
+        return rank_benchmark(registry.get(name), by_benchmark[name], cursor, examples)
 
     names = [name for name in sorted(by_benchmark) if name in registry.names()]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(names, pool.map(rank, names), strict=True))
+    return dict(zip(names, read.in_threads(con, rank, names), strict=True))
 
 
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")

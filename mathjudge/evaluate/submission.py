@@ -10,7 +10,6 @@ columns (item index, run, line, values), so a file of millions of rows fits in m
 
 from __future__ import annotations
 
-import os
 import stat
 from array import array
 from collections import Counter
@@ -24,8 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import ValidationError
 
+from mathjudge.config import env_number
 from mathjudge.dataio.sources import sha256_file
-from mathjudge.errors import Problem, UsageError, ValidationFailed
+from mathjudge.errors import Problem, ValidationFailed
 from mathjudge.evaluate import columnar, records
 from mathjudge.spec.prediction import PredictionRow
 
@@ -65,16 +65,9 @@ class Submission:
 
 def max_bytes() -> int:
     """The size limit for a predictions file ($MATHJUDGE_MAX_SUBMISSION_BYTES, default 1 GiB)."""
-    raw = os.environ.get(MAX_BYTES_ENV)
-    if raw is None:
-        return DEFAULT_MAX_BYTES
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise UsageError(f"{MAX_BYTES_ENV}={raw!r}: expected a positive whole number of bytes")
-    return value
+    return env_number(
+        MAX_BYTES_ENV, DEFAULT_MAX_BYTES, int, lambda n: n >= 1, "a positive whole number of bytes"
+    )
 
 
 def _check_file(path: Path) -> str:

@@ -15,7 +15,6 @@ import io
 import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -75,19 +74,14 @@ def export_data(store: Path, data_dir: Path) -> Path:
 
 
 def _items(con: Any, document: LeaderboardDocument, data_dir: Path) -> list[dict[str, Any]]:
-    """Each benchmark's item files (`export_items`), two benchmarks at a time: the work is in
-    DuckDB and Parquet, which release the GIL, and each benchmark writes its own files."""
+    """Each benchmark's item files (`export_items`), two benchmarks at a time (the work is in
+    DuckDB and Parquet; each benchmark writes its own files)."""
 
-    def one(bench: Any) -> dict[str, Any]:
+    def one(cursor: Any, bench: Any) -> dict[str, Any]:
         view = {**bench.model_dump(mode="json"), "presentation": bench.presentation}
-        cursor = con.cursor()
-        try:
-            return export_items(view, cursor, data_dir)
-        finally:
-            cursor.close()
+        return export_items(view, cursor, data_dir)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(one, document.benchmarks))
+    return read.in_threads(con, one, document.benchmarks)
 
 
 def read_document(con: Any, store: Path) -> LeaderboardDocument:

@@ -11,14 +11,14 @@ message naming the store. Any other failure (a file that is not a DuckDB databas
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError, UsageError
+from mathjudge.config import env_number
+from mathjudge.errors import MathJudgeError
 
 LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 60.0
@@ -26,16 +26,13 @@ _FIRST_WAIT_S, _LONGEST_WAIT_S = 0.05, 1.0
 
 
 def lock_timeout() -> float:
-    raw = os.environ.get(LOCK_TIMEOUT_ENV)
-    if raw is None:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise UsageError(f"{LOCK_TIMEOUT_ENV}={raw!r}: expected a number of seconds (0 or more)")
-    return value
+    return env_number(
+        LOCK_TIMEOUT_ENV,
+        DEFAULT_LOCK_TIMEOUT_S,
+        float,
+        lambda s: 0 <= s < float("inf"),
+        "a number of seconds (0 or more)",
+    )
 
 
 def _is_lock_conflict(exc: duckdb.Error) -> bool:

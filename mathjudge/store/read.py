@@ -7,16 +7,20 @@ last (ties broken by id), which is what the site shows, ranks and compares.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.store.lock import open_store, read_snapshot
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 LATEST = """
     SELECT * FROM submissions
@@ -39,6 +43,28 @@ _BY = """SELECT id, judge, created, source, content_hash, bootstrap FROM submiss
          WHERE benchmark = ? AND {key} = ? ORDER BY created DESC, id DESC"""
 # Timestamps leave DuckDB as epoch microseconds: TIMESTAMPTZ -> datetime would need pytz.
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def in_threads(
+    con: duckdb.DuckDBPyConnection,
+    work: Callable[[duckdb.DuckDBPyConnection, T], R],
+    items: Iterable[T],
+    *,
+    workers: int = 2,
+) -> list[R]:
+    """`work(cursor, item)` for every item, `workers` at a time, each call with its own cursor
+    of `con` (threads must not share one connection); results in the items' order. Worth it
+    where the work runs in DuckDB, Arrow or numpy, which release the GIL."""
+
+    def one(item: T) -> R:
+        cursor = con.cursor()
+        try:
+            return work(cursor, item)
+        finally:
+            cursor.close()
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, items))
 
 
 @contextmanager
