@@ -197,13 +197,13 @@ def test_timeout_is_retried_then_reported(tmp_path: Path) -> None:
     # each request onto the wire before its attempt is cut.
     with OpenAIStub([StubReply(delay=5.0), "fine"]) as stub:
         started = time.monotonic()
-        [reply] = client(stub, tmp_path, timeout=1.0).run_batch([request("a")])
+        [reply] = client(stub, tmp_path, timeout=1.5).run_batch([request("a")])
         assert time.monotonic() - started < 4.5
         assert stub.count == 2
     assert reply.text == "fine"
     retry = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=0.1, jitter=0.0)
     with OpenAIStub(script=lambda _body: StubReply(delay=5.0)) as stub:
-        [reply] = client(stub, tmp_path, timeout=1.0, retry=retry).run_batch([request("slow-9")])
+        [reply] = client(stub, tmp_path, timeout=1.5, retry=retry).run_batch([request("slow-9")])
         # The client made both attempts; whether the last one reached the stub before being
         # cut depends on the machine's load, so the count is bounded, not exact.
         assert 1 <= stub.count <= 2

@@ -146,7 +146,7 @@ def test_429_500_timeout_and_malformed_answers(datasets: Path, tmp_path: Path) -
     script_of: dict[str, list[StubReply | str]] = {
         rows[0]["proof"]: [StubReply(status=429, headers={"Retry-After": "0.3"}), "SCORE: 6"],
         rows[1]["proof"]: [StubReply(status=500), "SCORE: 3"],
-        rows[2]["proof"]: [StubReply(content="SCORE: 0", delay=3.0), "SCORE: 7"],  # timed out
+        rows[2]["proof"]: [StubReply(content="SCORE: 0", delay=4.0), "SCORE: 7"],  # timed out
         rows[3]["proof"]: [
             "I think it is fine.",  # no SCORE line
             "SCORE: 9",  # out of range
@@ -165,7 +165,8 @@ def test_429_500_timeout_and_malformed_answers(datasets: Path, tmp_path: Path) -
             DirectJudge(),
             "proofbench",
             rows,
-            client=client(stub, cache, timeout=0.5),
+            # Well above litellm's first call in a process (0.6 s here), well below the stall.
+            client=client(stub, cache, timeout=1.5),
             attempts=3,
         )
         elapsed = time.monotonic() - started
