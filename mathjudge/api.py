@@ -195,6 +195,8 @@ def dataset_folder(
     """The datasets folder to score against: `datasets` (default ./datasets or
     $MATHJUDGE_DATASETS), checked to hold `revision` if one is asked for, or the release
     `revision` fetched from the Hub repo `from_hub`."""
+    if revision is not None and not revision.strip():
+        raise UsageError("revision (--revision) is empty: give the dataset version to score on")
     if from_hub and not revision:
         raise UsageError("from_hub (--from-hub) needs revision (--revision): the version to fetch")
     dataset = registry.get(benchmark).dataset

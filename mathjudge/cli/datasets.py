@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mathjudge import registry
+from mathjudge.cli.options import non_empty
 from mathjudge.config import default_datasets_dir
 from mathjudge.errors import MathJudgeError
 
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 @click.option(
     "--revision",
     metavar="REV",
+    callback=non_empty,
     help="Build from this upstream revision (a commit of the GitHub repo, a revision of the "
     "Hub repo) instead of the pinned one: the files are taken as found and their sha256s "
     "printed as the pins to put in source.yaml (docs/updating-a-source.md). The version rule "

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
+from mathjudge.display import neutral_lines
 from mathjudge.errors import MathJudgeError
 
 
@@ -43,6 +44,29 @@ def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
 
 
 REPO = click.argument("repo", type=click.Path(file_okay=False, exists=True, path_type=Path))
+PATHS = click.argument("paths", nargs=-1)
+PATHS_FROM = click.option(
+    "--paths-from",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Also read PATHS from this file, NUL-separated as `git diff --name-only -z` writes "
+    "them ('-': standard input). Every path must lie under submissions/; an empty list names "
+    "nothing to score.",
+)
+
+
+def _paths(paths: tuple[str, ...], paths_from: Path | None) -> list[str] | None:
+    """The paths given after REPO and in --paths-from; None when neither was given (every
+    folder)."""
+    if paths_from is None:
+        return list(paths) if paths else None
+    from mathjudge.submissions.pathlist import read_path_list
+
+    return [*paths, *read_path_list(paths_from)]
+
+
+def _echo(text: str) -> None:
+    """Print text that holds names from a pull request (see `display.neutral_lines`)."""
+    click.echo(neutral_lines(text))
 
 
 @leaderboard.command("sync")
@@ -88,7 +112,7 @@ def leaderboard_sync(
         datasets_dir,
         n_boot=n_boot,
         reported=reported,
-        say=(lambda _: None) if quiet else click.echo,
+        say=(lambda _: None) if quiet else _echo,
         progress=lambda label, total: progress_bar(label, total, quiet=quiet),
     )
     click.echo(
@@ -103,18 +127,22 @@ def leaderboard_sync(
 
 @leaderboard.command("check")
 @REPO
-@click.argument("paths", nargs=-1)
+@PATHS
+@PATHS_FROM
 @BOOTSTRAP
 @DATASETS
-def leaderboard_check(repo: Path, paths: tuple[str, ...], n_boot: int, datasets_dir: Path) -> None:
+def leaderboard_check(
+    repo: Path, paths: tuple[str, ...], paths_from: Path | None, n_boot: int, datasets_dir: Path
+) -> None:
     """Validate every submission folder of REPO and print the scores of those PATHS name
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
-    Writes nothing."""
+    Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
+    on the command line, where a file name could pass for an option."""
     from mathjudge.submissions.sync import check
 
-    checked = check(repo, datasets_dir, list(paths) if paths else None, n_boot=n_boot)
+    checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
     for folder, result in checked:
-        click.echo(f"\n{folder.name}: {result.judge} (version {folder.record['version']})")
+        _echo(f"\n{folder.name}: {result.judge} (version {folder.record.version})")
         click.echo(
             f"  coverage {result.coverage:.1%}{' (partial)' if result.partial else ''}, "
             f"{result.n_items} items, fields: {', '.join(result.fields)}"
@@ -130,11 +158,12 @@ def leaderboard_check(repo: Path, paths: tuple[str, ...], n_boot: int, datasets_
 
 @leaderboard.command("datasets")
 @REPO
-@click.argument("paths", nargs=-1)
-def leaderboard_datasets(repo: Path, paths: tuple[str, ...]) -> None:
+@PATHS
+@PATHS_FROM
+def leaderboard_datasets(repo: Path, paths: tuple[str, ...], paths_from: Path | None) -> None:
     """Print the datasets the submissions of REPO (or those PATHS name) are scored on, one per
     line, for `mathjudge build`."""
     from mathjudge.submissions.sync import needed_datasets
 
-    for name in needed_datasets(repo, list(paths) if paths else None):
+    for name in needed_datasets(repo, _paths(paths, paths_from)):
         click.echo(name)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mathjudge import registry
-from mathjudge.config import default_datasets_dir
+from mathjudge.config import MAX_BOOTSTRAP, MAX_SEED, default_datasets_dir
 
 DATASETS = click.option(
     "--datasets",
@@ -27,12 +27,25 @@ STORE = click.option(
 BOOTSTRAP = click.option(
     "--bootstrap",
     "n_boot",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_BOOTSTRAP),
     default=1000,
     show_default=True,
-    help="Bootstrap resamples (problems resampled with replacement).",
+    help=f"Bootstrap resamples (problems resampled with replacement), at most {MAX_BOOTSTRAP:,}.",
 )
-SEED = click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
+SEED = click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=MAX_SEED),
+    help=f"Bootstrap seed, 0 to {MAX_SEED:,} (default: the benchmark's).",
+)
+
+
+def non_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A text option that, when given, must say something (`--revision ""` is a mistake)."""
+    if value is not None and (not value.strip() or not value.isprintable()):
+        raise click.BadParameter("give a non-empty, printable value")
+    return value
+
+
 JSON_OUT = click.option(
     "--json",
     "json_out",

@@ -16,6 +16,7 @@ from mathjudge.cli.options import (
     QUIET,
     SEED,
     STORE,
+    non_empty,
     scorer_options,
 )
 from mathjudge.progress import progress_bar
@@ -62,6 +63,7 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
 @click.option(
     "--revision",
     metavar="VERSION",
+    callback=non_empty,
     help="Score against this version of the dataset: the build in --datasets must be it, or "
     "with --from-hub the release tagged VERSION on that Hub repo is fetched (and cached).",
 )

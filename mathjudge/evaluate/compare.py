@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathjudge import registry
+from mathjudge.config import check_bootstrap
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP, scored_items
@@ -77,8 +78,7 @@ def compare(
     `Path` is always a file, a string that names both is refused as ambiguous. `options` are
     the scorer's (as for `evaluate`), used on files and required of stored submissions.
     """
-    if n_boot < 1:
-        raise MathJudgeError("--bootstrap must be at least 1")
+    check_bootstrap(n_boot, seed)
     spec = registry.get(benchmark)
     scorer = spec.scorer()
     options = resolve_options(scorer, options)

@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mathjudge import __version__, registry, sidefiles
+from mathjudge.config import check_bootstrap
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.display import check_judge_name, check_meta
-from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.scoring import resolve_options, score
 from mathjudge.evaluate.submission import Submission, load_submission
 from mathjudge.spec.benchmark import BenchmarkSpec
@@ -24,8 +24,14 @@ DEFAULT_BOOTSTRAP = 1000
 
 
 def validate_file(
-    benchmark: str, path: Path, datasets_dir: Path, *, allow_partial: bool = False
+    benchmark: str,
+    path: Path,
+    datasets_dir: Path,
+    *,
+    allow_partial: bool = False,
+    data: bytes | None = None,
 ) -> Submission:
+    """`path` validated (its content `data`, if the caller has read it; see `load_submission`)."""
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset, datasets_dir)
     return load_submission(
@@ -33,6 +39,7 @@ def validate_file(
         spec.scorer().prediction,
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
+        data=data,
     )
 
 
@@ -85,8 +92,11 @@ def evaluate_file(
     meta: dict[str, Any] | None = None,
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
+    data: bytes | None = None,
 ) -> EvaluationResult:
-    """Validate `path` completely, then score it; raises before scoring on any problem.
+    """Validate `path` completely, then score it; raises before scoring on any problem. With
+    `data` (the file's bytes, read and hashed by the caller), those bytes are what is
+    validated, scored and hashed into the submission id.
 
     `options` are the scorer's own (e.g. ArxivMathGradingBench's matcher). They are recorded
     under `bootstrap["options"]`, which the submission id covers, so one file scored with two
@@ -94,8 +104,7 @@ def evaluate_file(
     """
     judge = check_judge_name(judge)
     meta = check_meta(meta or {}, "meta")
-    if n_boot < 1:
-        raise MathJudgeError("--bootstrap must be at least 1")
+    check_bootstrap(n_boot, seed)
     spec = registry.get(benchmark)
     scorer = spec.scorer()
     options = resolve_options(scorer, options)
@@ -106,6 +115,7 @@ def evaluate_file(
         scorer.prediction,
         items.column("item_id").to_pylist(),
         allow_partial=allow_partial,
+        data=data,
     )
     seed = spec.seed if seed is None else seed
     scored = score(

@@ -1,4 +1,5 @@
-"""Raw records of a predictions file, one at a time, for the row validator.
+"""Raw records of a predictions file (its bytes, read once), one at a time, for the row
+validator.
 
 Each reader yields (line or Parquet row number, record dict) and reports what it cannot read as
 a located `Problem` instead: bytes that are not UTF-8 (with line and column), JSON that is not
@@ -10,8 +11,8 @@ accepted at the start of a JSONL or CSV file, as Arrow's readers accept it.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -32,9 +33,8 @@ def shown(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def jsonl(path: Path, report: Report) -> Iterator[tuple[int, Any]]:
-    name = str(path)
-    with path.open("rb") as handle:
+def jsonl(name: str, data: bytes, report: Report) -> Iterator[tuple[int, Any]]:
+    with io.BytesIO(data) as handle:
         lineno = 0
         while raw := handle.readline(MAX_LINE_BYTES + 1):
             lineno += 1
@@ -58,14 +58,13 @@ def printable_name(key: str) -> str:
     return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
-def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]:
+def csv_rows(name: str, data: bytes, report: Report) -> Iterator[tuple[int, dict[str, str]]]:
     """Rows as {column: cell} without empty cells (an empty cell is a value not given)."""
-    name = str(path)
-    bad = precheck.invalid_utf8(path)
+    bad = precheck.invalid_utf8(data)
     if bad is not None:  # a CSV record may span lines: nothing after a bad byte is trusted
         report(Problem(name, bad.line, None, str(bad)))
         return
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         try:
             header = next(reader, [])
@@ -90,13 +89,12 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
 
 
 def parquet_rows(
-    path: Path, wanted: set[str], report: Report, ignored: Callable[[str], None]
+    name: str, data: bytes, wanted: set[str], report: Report, ignored: Callable[[str], None]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows with only the `wanted` columns (the others are named to `ignored`, never read)."""
-    name = str(path)
     row = 0
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(pa.BufferReader(data))
         names = parquet.schema_arrow.names
     except UnicodeDecodeError as exc:
         report(Problem(name, None, None, f"a column name is not UTF-8 text ({exc.reason})", "row"))

@@ -10,6 +10,8 @@ columns (item index, run, line, values), so a file of millions of rows fits in m
 
 from __future__ import annotations
 
+import hashlib
+import os
 import stat
 from array import array
 from collections import Counter
@@ -24,7 +26,6 @@ import pyarrow.compute as pc
 from pydantic import ValidationError
 
 from mathjudge.config import env_number
-from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import Problem, ValidationFailed
 from mathjudge.evaluate import columnar, records
 from mathjudge.spec.prediction import PredictionRow
@@ -82,15 +83,21 @@ def _check_file(path: Path) -> str:
     if not stat.S_ISREG(info.st_mode):
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO, device or socket"
         raise ValidationFailed([Problem(name, None, None, f"not a regular file ({kind})")])
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise ValidationFailed(
-            [Problem(name, None, None, f"unknown format; use one of {', '.join(sorted(FORMATS))}")]
-        )
+    fmt = _format(path)
     limit = max_bytes()
     if info.st_size > limit:
         message = f"file too large: {info.st_size} bytes > limit {limit} ({MAX_BYTES_ENV})"
         raise ValidationFailed([Problem(name, None, None, message)])
+    return fmt
+
+
+def _format(path: Path) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        raise ValidationFailed(
+            [Problem(str(path), None, None, f"unknown format; use one of {known}")]
+        )
     return fmt
 
 
@@ -103,25 +110,56 @@ def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
     return tuple(shown)
 
 
+def _read(path: Path) -> bytes:
+    """The whole predictions file, read once: what is hashed is what is parsed, even if the
+    file changes meanwhile. The opened file is checked again (a FIFO or device swapped in
+    after `_check_file`), and the read stops at the size limit."""
+    name, limit = str(path), max_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValidationFailed([Problem(name, None, None, f"cannot read ({exc})")]) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValidationFailed([Problem(name, None, None, "not a regular file")])
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        message = f"file too large: more than {limit} bytes ({MAX_BYTES_ENV})"
+        raise ValidationFailed([Problem(name, None, None, message)])
+    return data
+
+
 def load_submission(
     path: Path,
     model: type[PredictionRow],
     known_items: list[str],
     *,
     allow_partial: bool = False,
+    data: bytes | None = None,
 ) -> Submission:
-    """Parse and validate `path` against `model` and the dataset's `known_items`.
+    """Parse and validate `path` against `model` and the dataset's `known_items`; `data`, if
+    given, is the file's content already read (and hashed) by the caller, parsed instead of
+    reading `path` (which then only names it and its format).
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
-    fmt = _check_file(path)
+    if data is None:
+        fmt = _check_file(path)
+        data = _read(path)
+    else:
+        fmt = _format(path)
+        limit = max_bytes()
+        if len(data) > limit:
+            message = f"file too large: {len(data)} bytes > limit {limit} ({MAX_BYTES_ENV})"
+            raise ValidationFailed([Problem(str(path), None, None, message)])
+    digest = hashlib.sha256(data).hexdigest()
     fast = columnar.accept(
-        path, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
+        data, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
     )
     if fast is not None:
         return Submission(
             path=path,
-            sha256=sha256_file(path),
+            sha256=digest,
             table=fast.table,
             fields=fast.fields,
             n_items=fast.n_items,
@@ -129,14 +167,11 @@ def load_submission(
             ignored_columns=_ignored(fast.ignored_columns),
         )
     checker = _RowChecker(str(path), model, known_items, fmt)
-    try:
-        checker.run(_records(path, fmt, model, checker))
-    except OSError as exc:
-        raise ValidationFailed([Problem(str(path), None, None, f"cannot read ({exc})")]) from None
+    checker.run(_records(str(path), data, fmt, model, checker))
     table, fields, n_items = checker.result(allow_partial)
     return Submission(
         path=path,
-        sha256=sha256_file(path),
+        sha256=digest,
         table=table,
         fields=fields,
         n_items=n_items,
@@ -146,13 +181,14 @@ def load_submission(
 
 
 def _records(
-    path: Path, fmt: str, model: type[PredictionRow], checker: _RowChecker
+    name: str, data: bytes, fmt: str, model: type[PredictionRow], checker: _RowChecker
 ) -> Iterator[tuple[int, Any]]:
     if fmt == "jsonl":
-        return records.jsonl(path, checker.report)
+        return records.jsonl(name, data, checker.report)
     if fmt == "csv":
-        return records.csv_rows(path, checker.report)
-    return records.parquet_rows(path, set(model.model_fields), checker.report, checker.note_extra)
+        return records.csv_rows(name, data, checker.report)
+    wanted = set(model.model_fields)
+    return records.parquet_rows(name, data, wanted, checker.report, checker.note_extra)
 
 
 class _Capped:
