@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mathjudge import registry
-from mathjudge.atomic import write_json_atomic
+from mathjudge.atomic import atomic_path, json_text, write_json_atomic
 from mathjudge.config import default_datasets_dir
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.errors import MathJudgeError, UsageError, ValidationFailed
@@ -124,13 +124,25 @@ def score(
             options=options,
             on_progress=on_progress,
         )
-    if store_path is not None:
-        from mathjudge.store import save
-
-        save(store_path, result)  # first: no JSON claims a result the store does not hold
-    if json_out is not None:
-        write_json_atomic(Path(json_out), result.to_json())
+    _keep(result, store_path, Path(json_out) if json_out is not None else None)
     return result
+
+
+def _keep(result: EvaluationResult, store: Path | None, json_out: Path | None) -> None:
+    """Save `result` into the store and as JSON, both or neither: the JSON is written beside
+    its target first, then the store is saved, then the JSON renamed into place (a rename
+    needs no space). A full disk at either write leaves the store as it was and no JSON
+    claiming a result the store does not hold."""
+    from mathjudge.store import save
+
+    if json_out is None:
+        if store is not None:
+            save(store, result)
+        return
+    with atomic_path(json_out) as tmp:
+        tmp.write_text(json_text(result.to_json()), encoding="utf-8")
+        if store is not None:
+            save(store, result)
 
 
 def compare(benchmark: str, a: Any, b: Any, **kwargs: Any) -> pd.DataFrame:

@@ -39,7 +39,7 @@ def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
     check_store_path(store)
-    index = publish_site(store, out, release=release)
+    index = publish_site(store, out, release=release, on_skip=_skipped)
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 
@@ -62,6 +62,10 @@ def _paths(paths: tuple[str, ...], paths_from: Path | None) -> list[str] | None:
     from mathjudge.submissions.pathlist import read_path_list
 
     return [*paths, *read_path_list(paths_from)]
+
+
+def _skipped(message: str) -> None:
+    click.echo(neutral_lines(f"warning: left out of the site: {message}"), err=True)
 
 
 def _echo(text: str) -> None:
@@ -121,7 +125,7 @@ def leaderboard_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_site(store, out)
+        index = publish_site(store, out, on_skip=_skipped)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

@@ -8,13 +8,16 @@ document and nothing else, so what it shows is a pure function of the store.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
+from pydantic import ValidationError
 
 from mathjudge import __version__, registry, store
-from mathjudge.display import summary
+from mathjudge.display import meta_problem, summary
 from mathjudge.errors import MathJudgeError
 from mathjudge.evaluate.aliases import AliasTable, compare_pair
 from mathjudge.evaluate.aliases import table as alias_table
@@ -36,16 +39,31 @@ from mathjudge.spec.presentation import generic_presentation
 from mathjudge.store import read
 
 
-def assemble(path: Path) -> LeaderboardDocument:
-    """The document for the store at `path`: latest submission per (benchmark, judge)."""
+def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
+    """The document for the store at `path`: latest submission per (benchmark, judge). A
+    stored submission that cannot be rendered (a meta no page or JSON file can hold, written
+    before the checks that now keep such metas out) is left out and told to `on_skip`, with
+    how to remove it; the rest of the site is built."""
     aliases = alias_table()
     with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
         datasets = [DatasetDocument.model_validate(d) for d in read.datasets(con)]
         examples = frozenset(d.content_hash for d in datasets if d.manifest.get("example"))
         by_benchmark: dict[str, list[dict]] = {}
+        shown: dict[str, list[Submission]] = {}
         for sub in submissions:
-            by_benchmark.setdefault(sub.pop("benchmark"), []).append(sub)
+            name = sub.pop("benchmark")
+            try:
+                document = _submission(name, sub, aliases, examples)
+            except (ValidationError, ValueError, TypeError, MathJudgeError) as exc:
+                on_skip(
+                    f"{name}: {sub['judge']!r} (submission {sub['id']}) cannot be rendered "
+                    f"({str(exc).splitlines()[0][:200]}); remove it with `mathjudge results "
+                    f"remove {sub['id']}`"
+                )
+                continue
+            by_benchmark.setdefault(name, []).append(sub)
+            shown.setdefault(name, []).append(document)
         ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
@@ -59,7 +77,7 @@ def assemble(path: Path) -> LeaderboardDocument:
                 BenchmarkDocument(
                     name=name,
                     presentation=presentation,
-                    submissions=[_submission(name, s, aliases, examples) for s in subs],
+                    submissions=shown[name],
                     ranks=Ranks.model_validate(ranks),
                     comparisons=_comparisons(name, subs, aliases),
                 )
@@ -105,12 +123,16 @@ def _submission(
     meta linked as its own file (ids are hex digests; nothing else becomes a file name), the
     model behind the judge (alias table), and whether it was scored on a shipped example."""
     meta = stored["meta"]
+    found = meta_problem(meta) if isinstance(meta, dict) else ("meta", "is not a JSON object")
+    if found:
+        raise ValueError(f"its meta: {found[0]} {found[1]}")
+    json.dumps(meta, allow_nan=False)  # its own JSON file on the site: finite numbers only
     linked = meta and SUBMISSION_ID.fullmatch(stored["id"])
     found = aliases.model_of(benchmark, stored["source"], stored["judge"], meta)
     model = None
     if found is not None:
         model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1])
-    return Submission.model_validate(
+    document = Submission.model_validate(
         {
             **stored,
             "meta": summary(meta),
@@ -119,6 +141,8 @@ def _submission(
             "model": model,
         }
     )
+    json.dumps(document.model_dump(mode="json"), allow_nan=False)  # what the pages embed
+    return document
 
 
 def _comparisons(benchmark: str, subs: list[dict], aliases: AliasTable) -> list[Comparison]:
@@ -162,10 +186,11 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
     ]
 
 
-def publish(path: Path) -> LeaderboardDocument:
-    """Assemble the document and store it in the results store (replacing the last one)."""
+def publish(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
+    """Assemble the document and store it in the results store (replacing the last one);
+    `on_skip` hears of each stored submission left out (see `assemble`)."""
     if not path.is_file():
         raise MathJudgeError(f"{path}: no results store; run `mathjudge evaluate` first")
-    document = assemble(path)
+    document = assemble(path, on_skip)
     store.write_document(path, DOCUMENT, document.model_dump_json())
     return document

@@ -51,8 +51,9 @@ def store_problem(path: Path, exc: BaseException, doing: str) -> str:
     first = printable(_first_line(exc))
     if any(s in str(exc).lower() for s in ("no space left", "disk is full", "file too large")):
         return (
-            f"{printable(str(path))}: {doing} the results store: the disk is full ({first}); "
-            "nothing was written. Free some space and run the command again"
+            f"{printable(str(path))}: {doing} the results store: the disk is full (or a file "
+            f"size limit reached: {first}); nothing was written. Free some space and run the "
+            "command again"
         )
     return f"{printable(str(path))}: {doing} the results store ({first}); nothing was written"
 
