@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`evaluate.publish` assembles it from the results store (scores, ranks, each benchmark's
+`publish.document` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.
@@ -33,7 +33,7 @@ class ScoreRow(_Model):
 
 
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `evaluate/aliases.yaml`)."""
+    """The model behind a judge (the curated alias table, `publish/aliases.yaml`)."""
 
     id: str
     name: str

@@ -107,8 +107,8 @@ def parse(text: str, where: str) -> AliasTable:
 @functools.cache
 def table() -> AliasTable:
     """The shipped table (parsed once)."""
-    text = resources.files("mathjudge.evaluate").joinpath(TABLE).read_text(encoding="utf-8")
-    return parse(text, f"mathjudge/evaluate/{TABLE}")
+    text = resources.files("mathjudge.publish").joinpath(TABLE).read_text(encoding="utf-8")
+    return parse(text, f"mathjudge/publish/{TABLE}")
 
 
 def compare_pair(reported: dict[str, Any], reproduced: dict[str, Any]) -> dict[str, Any]:
