@@ -15,6 +15,7 @@ import unicodedata
 from typing import Any
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 MAX_JUDGE_NAME = 200
 MAX_META_KEY = 100
@@ -27,17 +28,6 @@ MAX_EXACT_INT = 2**53
 SUMMARY_ENTRIES = 20
 SUMMARY_CHARS = 200
 _MULTILINE_OK = "\n\t"
-
-
-def printable(text: str) -> str:
-    """Untrusted text (a name, version, path or value) as it may appear in a printed message:
-    every character that is not printable (line breaks, tabs, NUL, escape sequences,
-    bidirectional overrides...) written as its Python escape (\\n, \\x1b, \\u202e), so that no
-    part of it can begin a line of its own (a GitHub workflow command such as `::error`) or
-    drive a terminal."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def neutral_lines(message: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
+from mathjudge.escaping import printable
+
 
 class MathJudgeError(Exception):
     """Invalid input or an unreachable source; the CLI prints it and exits with code 1."""
@@ -43,8 +45,6 @@ class Problem:
     def __str__(self) -> str:
         """One line, whatever the file name, field or message hold: their characters that are
         not printable are escaped (see `display.printable`)."""
-        from mathjudge.display import printable
-
         where = printable(self.file)
         if self.line is not None:
             where += f":{self.line}" if self.unit == "line" else f" row {self.line}"

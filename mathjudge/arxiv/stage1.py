@@ -24,8 +24,8 @@ from mathjudge.arxiv.readers import (
     normalisation,
     sql_string,
 )
-from mathjudge.display import printable
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 if TYPE_CHECKING:
     import duckdb

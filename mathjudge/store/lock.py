@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 
 from mathjudge.config import env_number
-from mathjudge.display import printable
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 from mathjudge.store import schema
 
 LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"

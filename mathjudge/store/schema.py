@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from mathjudge.display import printable
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 SCHEMA_VERSION = 3
 SCHEMA = """
@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS repository (
     key VARCHAR NOT NULL,
     submission_id VARCHAR NOT NULL
 );
--- The leaderboard document last published from this store (`evaluate.publish`).
+-- The leaderboard document last published from this store (`publish.document`).
 CREATE TABLE IF NOT EXISTS documents (
     name VARCHAR PRIMARY KEY,
     created TIMESTAMP NOT NULL,

@@ -30,13 +30,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from mathjudge import registry, safejson, safeyaml, sidefiles
-from mathjudge.display import printable
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.submission import max_bytes
+from mathjudge.escaping import printable
 from mathjudge.spec.submission import SubmissionMeta, SubmissionRecord
 from mathjudge.submissions import confined
 from mathjudge.submissions.confined import shown
 from mathjudge.submissions.details import MAX_BYTES as DETAILS_MAX_BYTES
+from mathjudge.validate.submission import max_bytes
 
 SUBMISSIONS = "submissions"
 PREDICTIONS = ("predictions.jsonl", "predictions.csv", "predictions.parquet")
@@ -299,7 +299,7 @@ def identities(benchmark: str, meta: SubmissionMeta) -> set[str]:
     """What makes two submissions of a benchmark the same judge on the leaderboard: the judge
     name (compatibility-normalised, case and spacing ignored) and, where the alias table maps
     it, the model variant it is shown as."""
-    from mathjudge.evaluate.aliases import table
+    from mathjudge.publish.aliases import table
 
     out = {f"judge {_normalised(meta.judge)}"}
     found = table().model_of(benchmark, "reproduced", meta.judge, meta.stored())

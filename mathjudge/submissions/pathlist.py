@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from mathjudge import sidefiles
-from mathjudge.display import printable
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 MAX_BYTES = 16 << 20
 

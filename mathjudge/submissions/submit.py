@@ -19,8 +19,7 @@ from typing import Any
 from mathjudge import registry
 from mathjudge.atomic import atomic_dir
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import validate_file
-from mathjudge.evaluate.submission import FORMATS
+from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.submission import SubmissionRecord
 from mathjudge.submissions.confined import shown
 from mathjudge.submissions.details import read_details
@@ -39,6 +38,7 @@ from mathjudge.submissions.folder import (
     sha256,
     slug_of,
 )
+from mathjudge.validate.submission import FORMATS
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from pydantic import ValidationError
 
 from mathjudge.config import env_number
 from mathjudge.errors import Problem, ValidationFailed
-from mathjudge.evaluate import columnar, records
 from mathjudge.spec.prediction import PredictionRow
+from mathjudge.validate import columnar, records
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
