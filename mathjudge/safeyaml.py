@@ -79,8 +79,11 @@ class Loader(yaml.SafeLoader):
     def construct_yaml_int(self, node: ScalarNode) -> int:
         try:
             value = super().construct_yaml_int(node)
-        except ValueError:
-            raise _refused(node, "is not an integer this reader accepts") from None
+        except ValueError:  # not an integer, or thousands of digits (int() refuses those)
+            digits = str(node.value).replace("_", "").lstrip("+-")
+            too_long = digits.isdigit() and len(digits) > 16
+            why = f"is beyond ±2^53 ({MAX_EXACT_INT})" if too_long else "is not an integer"
+            raise _refused(node, why) from None
         if abs(value) > MAX_EXACT_INT:
             raise _refused(node, f"is beyond ±2^53 ({MAX_EXACT_INT}), the largest exact integer")
         return int(value)

@@ -46,7 +46,8 @@ def _plain(name: str) -> None:
 
 
 def _refused(path: Path, exc: OSError, what: str) -> MathJudgeError:
-    if exc.errno in (errno.ELOOP, errno.EMLINK):
+    # O_NOFOLLOW refuses a link with ELOOP, or with ENOTDIR where O_DIRECTORY is checked first.
+    if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
         return MathJudgeError(f"{shown(path)}: a symbolic link; {NO_LINKS}")
     if exc.errno == errno.ENOTDIR:
         return MathJudgeError(f"{shown(path)}: not a folder ({what} must be one)")
