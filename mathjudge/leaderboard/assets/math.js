@@ -1,17 +1,20 @@
-/* Item pages: render the LaTeX in item texts with the vendored KaTeX. The raw TeX is the page's
-   text, so it stays readable when JavaScript is off; a formula KaTeX cannot parse stays as it
-   was written (no error output, nothing in the console).
+/* Math in item texts, typeset with the vendored KaTeX. The raw TeX is the page's text, so it
+   stays readable when JavaScript is off; a formula KaTeX cannot parse stays as it was written
+   (no error output, nothing in the console). `mathjudgeMath(element)` typesets one element
+   (the item pages call it paragraph by paragraph); elements of class "tex" in the page as
+   served are typeset when it loads.
 
    The TeX comes from datasets and from submitters' details files, so it is bounded before
    KaTeX sees it: a formula longer than MAX_CHARS, nested deeper than MAX_DEPTH (braces, \left,
-   \begin) or breaking into more than MAX_ROWS lines, and every formula past the page's budget,
-   stays plain text. Past such bounds KaTeX's output crashed Chromium's renderer (x^{x^{...}}
-   nested 150 deep, 603 characters) or took a minute to lay out (990 formulas of \\ in a 2 MB
-   page), and a formula KaTeX throws on (6,000 nested braces) stopped all the math after it. */
+   \begin) or breaking into more than MAX_ROWS lines, and every formula past the budget of what
+   is shown at once (reset when the URL's fragment names another item), stays plain text. Past
+   such bounds KaTeX's output crashed Chromium's renderer (x^{x^{...}} nested 150 deep, 603
+   characters) or took a minute to lay out (990 formulas of \\ in a 2 MB page), and a formula
+   KaTeX throws on (6,000 nested braces) stopped all the math after it. */
 (function () {
   "use strict";
   var MAX_CHARS = 5000, MAX_DEPTH = 16, MAX_ROWS = 100;
-  var PAGE_FORMULAS = 1000, PAGE_CHARS = 50000;
+  var BUDGET_FORMULAS = 1000, BUDGET_CHARS = 50000;
   var used = { formulas: 0, chars: 0 };
 
   /* The deepest nesting of braces, \left...\right and \begin...\end, and the number of line
@@ -41,41 +44,49 @@
 
   /* auto-render's preProcess: a formula past the bounds is refused as a parse error, which
      auto-render answers by leaving the formula's raw text in place. Only formulas KaTeX
-     renders count against the page's budget. */
+     renders count against the budget. */
   function bounded(tex) {
-    var over = tex.length > MAX_CHARS || used.formulas >= PAGE_FORMULAS ||
-      used.chars + tex.length > PAGE_CHARS;
+    var over = tex.length > MAX_CHARS || used.formulas >= BUDGET_FORMULAS ||
+      used.chars + tex.length > BUDGET_CHARS;
     if (!over) {
       var found = shape(tex);
       over = found.depth > MAX_DEPTH || found.rows > MAX_ROWS;
     }
-    if (over) throw new katex.ParseError("past the bounds math is rendered within");
+    if (over) throw new katex.ParseError("past the bounds math is typeset within");
     used.formulas += 1;
     used.chars += tex.length;
     return tex;
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  var OPTIONS = {
+    delimiters: [
+      { left: "$$", right: "$$", display: true },
+      { left: "\\[", right: "\\]", display: true },
+      { left: "\\(", right: "\\)", display: false },
+      { left: "$", right: "$", display: false }
+    ],
+    preProcess: bounded,
+    maxSize: 20,
+    throwOnError: false,
+    strict: "ignore",
+    errorCallback: function () {}
+  };
+
+  function typeset(el) {
     if (typeof renderMathInElement !== "function" || typeof katex !== "object") return;
-    document.querySelectorAll(".tex").forEach(function (el) {
-      try {
-        renderMathInElement(el, {
-          delimiters: [
-            { left: "$$", right: "$$", display: true },
-            { left: "\\[", right: "\\]", display: true },
-            { left: "\\(", right: "\\)", display: false },
-            { left: "$", right: "$", display: false }
-          ],
-          preProcess: bounded,
-          maxSize: 20,
-          throwOnError: false,
-          strict: "ignore",
-          errorCallback: function () {}
-        });
-      } catch (e) {
-        /* One element KaTeX cannot handle keeps its raw text; the others still render. */
-      }
-    });
+    try {
+      renderMathInElement(el, OPTIONS);
+    } catch (e) {
+      /* An element KaTeX cannot handle keeps its raw text; the others are still typeset. */
+    }
+    document.documentElement.setAttribute("data-math", "rendered");
+  }
+
+  window.mathjudgeMath = typeset;
+  /* Another item shown: a fresh budget (captured, so before the item pages draw it). */
+  window.addEventListener("hashchange", function () { used.formulas = used.chars = 0; }, true);
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".tex").forEach(typeset);
     document.documentElement.setAttribute("data-math", "rendered");
   });
 })();
