@@ -38,8 +38,9 @@ from mathjudge.scoring.engine import (
     connect,
     resolve_options,
 )
-from mathjudge.scoring.evaluator import DEFAULT_BOOTSTRAP, scored_items
+from mathjudge.scoring.evaluator import scored_items
 from mathjudge.scoring.paired import Comparison, Side, paired_differences
+from mathjudge.spec.request import DEFAULT_BOOTSTRAP, Predictions
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
 from mathjudge.validate.submission import load_submission
@@ -61,8 +62,8 @@ class _Judged:
 
 def compare(
     benchmark: str,
-    a: str | Path,
-    b: str | Path,
+    a: str | Predictions,
+    b: str | Predictions,
     *,
     store: Path,
     datasets_dir: Path,
@@ -73,8 +74,9 @@ def compare(
 ) -> Comparison:
     """Compare judge `a` with judge `b` (A - B) on the items both judged.
 
-    Each of `a`, `b` is a judge name (or submission id) in `store`, or a predictions file; a
-    `Path` is always a file, a string that names both is refused as ambiguous. `options` are
+    Each of `a`, `b` is a judge name (or submission id) in `store`, or predictions (a file or
+    rows in memory); a `Path` is always a file, a string that names both is refused as
+    ambiguous. `options` are
     the scorer's (as for `evaluate`), used on files and required of stored submissions.
     """
     if n_boot < 1:
@@ -174,14 +176,14 @@ def _restrict(table: pa.Table, columns: tuple[str, ...], items: list[str]) -> pa
 def _resolve(
     con: duckdb.DuckDBPyConnection,
     benchmark: str,
-    ref: str | Path,
+    ref: str | Predictions,
     store: Path,
     dataset: BuiltDataset,
     items: pa.Table,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
-    if isinstance(ref, Path):
+    if not isinstance(ref, str):
         return _from_file(con, ref, items, scorer, options)
     is_file = Path(ref).is_file()
     found = None
@@ -283,16 +285,16 @@ def _counts_from_store(
 
 def _from_file(
     con: duckdb.DuckDBPyConnection,
-    path: Path,
+    predictions: Predictions,
     items: pa.Table,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
     # Partial files are fine: only the items both judges answered are compared.
     submission = load_submission(
-        path, scorer.prediction, items.column("item_id").to_pylist(), allow_partial=True
+        predictions, scorer.prediction, items.column("item_id").to_pylist(), allow_partial=True
     )
-    side = Side(str(path), "file", submission.sha256, submission.n_items)
+    side = Side(submission.name, "file", submission.sha256, submission.n_items)
     fields = scorer.fields_of(submission.fields)
     pooled = scorer.reducer if scorer.pools_k else None
     if pooled is not None:
@@ -307,6 +309,8 @@ def _from_file(
         )
         return _Judged(side, scorer.scored_fields, answered, per_k=per_k, runs=submission.runs)
     if not fields:
-        raise MathJudgeError(f"{path}: gives none of the scored fields {scorer.scored_fields}")
+        raise MathJudgeError(
+            f"{submission.name}: gives none of the scored fields {scorer.scored_fields}"
+        )
     preds = combined_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG, options)
     return _Judged(side, fields, preds)

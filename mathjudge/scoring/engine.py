@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -27,6 +28,9 @@ from mathjudge.scoring.bootstrap import percentile_interval, replicate_sums
 from mathjudge.scoring.runs import aggregate_sql
 from mathjudge.spec.results import Score
 from mathjudge.spec.scorer import Scorer
+
+if TYPE_CHECKING:
+    from mathjudge.validate.submission import Submission
 
 
 @dataclass(frozen=True)
@@ -239,8 +243,7 @@ class Scored:
 def score(
     items: pa.Table,
     scorer: Scorer,
-    table: pa.Table,
-    given_fields: tuple[str, ...],
+    submission: Submission,
     *,
     runs_agg: str,
     n_boot: int,
@@ -248,7 +251,10 @@ def score(
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Scored:
-    fields = scorer.fields_of(given_fields)
+    """The scores of a validated `submission` on `items`: point estimates, percentile CIs from
+    `n_boot` cluster-bootstrap replicates drawn with `seed`, and the spread across runs."""
+    table = submission.table
+    fields = scorer.fields_of(submission.fields)
     options = resolve_options(scorer, options)
     con = connect(items, scorer)
     try:
