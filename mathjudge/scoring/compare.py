@@ -18,7 +18,6 @@ gives (`RunReducer.field_columns`); from the store, on those it keeps.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +81,7 @@ def compare(
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
-    scorer = spec.scorer()
+    scorer = registry.scorer(spec.name)
     options = resolve_options(scorer, options)
     pooled = scorer.reducer if scorer.pools_k else None
     dataset = open_dataset(spec.dataset, datasets_dir)
@@ -103,7 +102,7 @@ def compare(
         columns = (
             pooled.counts
             if pooled is not None
-            else [c for f in fields for c in scorer.columns_of(f)]
+            else tuple(c for f in fields for c in scorer.columns_of(f))
         )
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
@@ -197,7 +196,7 @@ def _resolve(
     if found is not None:
         raise MathJudgeError(
             f"{ref!r} is both a predictions file and a judge in {store}; pass the file as "
-            f"{Path(ref).resolve()} or the judge as its submission id {found[0]}"
+            f"{Path(ref).resolve()} or the judge as its submission id {found.id}"
         )
     if is_file:
         return _from_file(con, Path(ref), items, scorer, options)
@@ -216,25 +215,25 @@ def _listing(names: list[str], shown: int = 20) -> str:
 
 def _from_store(
     db: duckdb.DuckDBPyConnection,
-    found: tuple,
+    found: read.StoredRef,
     store: Path,
     dataset: BuiltDataset,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
-    sid, judge, _, source, content_hash, bootstrap = found
+    sid, judge = found.id, found.judge
     where = f"judge {judge!r} (submission {sid} in {store})"
-    if source == "reported":
+    if found.source == "reported":
         raise MathJudgeError(
             f"{where} is a reported result copied from a paper: it has no per-item predictions "
             "to compare"
         )
-    if content_hash != dataset.content_hash:
+    if found.content_hash != dataset.content_hash:
         raise MathJudgeError(
-            f"{where} was scored on dataset content_hash {content_hash}, but the built dataset "
-            f"at {dataset.root} has {dataset.content_hash}; re-evaluate it on this dataset"
+            f"{where} was scored on dataset content_hash {found.content_hash}, but the built "
+            f"dataset at {dataset.root} has {dataset.content_hash}; re-evaluate it on this dataset"
         )
-    scored_with = json.loads(bootstrap).get("options", {})
+    scored_with = found.bootstrap.get("options", {})
     if scored_with != options:
         raise MathJudgeError(
             f"{where} was scored with {_options(scored_with)}, not {_options(options)}: compare "

@@ -32,7 +32,7 @@ def validate_file(
     dataset = open_dataset(spec.dataset, datasets_dir)
     return load_submission(
         path,
-        spec.scorer().prediction,
+        registry.scorer(spec.name).prediction,
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
     )
@@ -64,7 +64,7 @@ def dataset_snapshot(benchmark: str, datasets_dir: Path) -> DatasetSnapshot:
     """The facts of `benchmark`'s built dataset the store keeps (items, card, manifest)."""
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset, datasets_dir)
-    return snapshot(spec, dataset, scored_items(spec, spec.scorer(), dataset))
+    return snapshot(spec, dataset, scored_items(spec, registry.scorer(spec.name), dataset))
 
 
 def read_meta(path: Path | None) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def evaluate(
         lock_timeout()  # an unusable setting fails now, not after the scoring
         check_store_path(request.store)
     spec = registry.get(request.benchmark)
-    scorer = spec.scorer()
+    scorer = registry.scorer(spec.name)
     options = resolve_options(scorer, dict(request.options))
     dataset = _dataset(spec, request)
     items = scored_items(spec, scorer, dataset)
