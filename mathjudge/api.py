@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from mathjudge.atomic import write_json_atomic
 from mathjudge.config import default_datasets_dir
@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    PredictionsArg = str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[Mapping[str, Any]]
+    PredictionsArg: TypeAlias = (
+        str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[Mapping[str, Any]]
+    )
 SCORE_COLUMNS = ["scope", "subset", "metric", "value", "ci_low", "ci_high", "n"]
 
 

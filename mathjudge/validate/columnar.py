@@ -81,7 +81,7 @@ def _read_jsonl(path: Path, model: type[PredictionRow]) -> pa.Table | None:
 
 def _given(column: pa.ChunkedArray) -> bool:
     """A column with a value in some row; all-null is "not given", as row by row."""
-    return column.null_count < len(column)
+    return bool(column.null_count < len(column))
 
 
 def _numeric_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) -> bool:
@@ -113,7 +113,7 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
     if pa.types.is_floating(expected):
         return _numeric_ok(column, model, name)
     if pa.types.is_boolean(expected):
-        return pa.types.is_boolean(column.type)
+        return bool(pa.types.is_boolean(column.type))
     return False  # other field types (lists, strings) are left to the row validator
 
 

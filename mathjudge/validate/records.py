@@ -106,7 +106,10 @@ def parquet_rows(
         return
 
     def batches(columns: list[str]) -> Iterator[pa.RecordBatch]:
-        return parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns)
+        found: Iterator[pa.RecordBatch] = parquet.iter_batches(
+            batch_size=BATCH_ROWS, columns=columns
+        )
+        return found
 
     yield from _batch_rows(name, names, batches, wanted, report, ignored, "Parquet")
 
@@ -175,7 +178,8 @@ def _values(column: pa.Array, offset: int, name: str, field: str, report: Report
     if pa.types.is_float16(column.type):  # Python has no half floats; widening is exact
         column = column.cast(pa.float64())
     try:
-        return column.to_pylist()
+        values: list[Any] = column.to_pylist()
+        return values
     except _CONVERSION_ERRORS:
         pass
     out: list[Any] = []

@@ -16,7 +16,7 @@ import json
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,7 +99,7 @@ def _check_file(path: Path) -> str:
     return fmt
 
 
-def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
+def _ignored(names: Iterable[str]) -> tuple[str, ...]:
     """Ignored column names as they may be printed: sorted, escaped where odd, at most
     MAX_IGNORED_SHOWN (then "...")."""
     shown = sorted(records.printable_name(n) for n in names)
