@@ -54,14 +54,14 @@ def test_evaluate_refuses_options_out_of_bounds(
         ({"n_boot": MAX_BOOTSTRAP + 1}, "--bootstrap 100001: use 1 to 100,000 resamples"),
         ({"n_boot": 0}, "--bootstrap 0: use 1 to 100,000 resamples"),
         ({"seed": -1}, "--seed -1: use a whole number from 0 to 4,294,967,295"),
-        ({"revision": ""}, "revision (--revision) is empty"),
+        ({"revision": ""}, "--revision is empty"),
     ],
 )
 def test_the_python_api_has_the_same_bounds(
     kwargs: dict, said: str, preds: Path, datasets_dir: Path
 ) -> None:
     with pytest.raises(UsageError) as info:
-        api.score("stepmathbench", preds, "j", datasets=datasets_dir, **kwargs)
+        api.evaluate("stepmathbench", preds, "j", datasets=datasets_dir, **kwargs)
     assert said in str(info.value)
     with pytest.raises(UsageError):
         api.paired("stepmathbench", preds, preds, datasets=datasets_dir,

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from mathjudge import registry, safejson, safeyaml, sidefiles
 from mathjudge.errors import MathJudgeError
 from mathjudge.escaping import printable
-from mathjudge.spec.submission import SubmissionMeta, SubmissionRecord
+from mathjudge.spec.submission import FileName, SubmissionMeta, SubmissionRecord
 from mathjudge.submissions import confined
 from mathjudge.submissions.confined import shown
 from mathjudge.submissions.details import MAX_BYTES as DETAILS_MAX_BYTES
@@ -40,8 +41,8 @@ from mathjudge.validate.submission import max_bytes
 
 SUBMISSIONS = "submissions"
 PREDICTIONS = ("predictions.jsonl", "predictions.csv", "predictions.parquet")
-META = "meta.yaml"
-DETAILS = "details.jsonl"
+META: FileName = "meta.yaml"
+DETAILS: FileName = "details.jsonl"
 RECORD = "submission.json"
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 RUNS_AGG = ("mean", "median", "majority")
@@ -86,7 +87,7 @@ def _schema_problems(where: str, exc: ValidationError, what: str) -> str:
     )
 
 
-def _message(error: Any, what: str) -> str:
+def _message(error: ErrorDetails, what: str) -> str:
     if error["type"] == "missing":
         return "missing (a required field)"
     if error["type"] == "extra_forbidden":
@@ -158,8 +159,8 @@ class Folder:
         return self.repo / SUBMISSIONS / self.benchmark / self.slug
 
     @property
-    def predictions_name(self) -> str:
-        return next(n for n in PREDICTIONS if n in self.record.files)
+    def predictions_name(self) -> FileName:
+        return next(n for n in self.record.files if n in PREDICTIONS)
 
     @property
     def predictions(self) -> Path:
@@ -180,7 +181,7 @@ class Folder:
         )
         return hashlib.sha256(basis.encode()).hexdigest()
 
-    def read(self, name: str) -> bytes:
+    def read(self, name: FileName) -> bytes:
         """The bytes of one of this folder's files, read once (confined, type and size checked
         first) and checked against the sha256 its record states: what the caller parses is
         exactly what was hashed, even if the file changes meanwhile."""

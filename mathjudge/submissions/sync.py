@@ -73,7 +73,7 @@ def score_folder(
         n_boot=n_boot,
         meta=folder.meta.stored(),
         on_progress=on_progress,
-        data=folder.read(folder.predictions_name),
+        content=folder.read(folder.predictions_name),
     )
     details = []
     if folder.details is not None:
