@@ -116,12 +116,12 @@ def read_file(dir_fd: int, name: str, path: Path, max_bytes: int, what: str) -> 
                 f"{shown(path)}: the {what} has {info.st_size} bytes, more than the "
                 f"{max_bytes} allowed"
             )
-        try:
-            data = handle.read(max_bytes + 1)
+        try:  # no more than the size it states: a /proc file states 0 and never ends
+            data = handle.read(info.st_size + 1)
         except OSError as exc:
             raise MathJudgeError(
                 f"{shown(path)}: cannot read the {what} ({exc.strerror})"
             ) from None
-    if len(data) > max_bytes:
-        raise MathJudgeError(f"{shown(path)}: the {what} grew past {max_bytes} bytes while read")
+    if len(data) > info.st_size:
+        raise MathJudgeError(f"{shown(path)}: the {what} grew while it was read")
     return data

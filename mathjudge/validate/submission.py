@@ -117,18 +117,23 @@ def _ignored(names: Iterable[str]) -> tuple[str, ...]:
 def _read(path: Path) -> bytes:
     """The whole predictions file, read once: what is hashed is what is parsed, even if the
     file changes meanwhile. The opened file is checked again (a FIFO or device swapped in
-    after `_check_file`), and the read stops at the size limit."""
+    after `_check_file`), and the read stops at the size the file states."""
     name, limit = str(path), max_bytes()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise ValidationFailed([Problem(name, None, None, f"cannot read ({exc})")]) from None
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise ValidationFailed([Problem(name, None, None, "not a regular file")])
-        data = handle.read(limit + 1)
+        # No more than the size it states (a /proc file states 0 and may never end).
+        data = handle.read(min(info.st_size, limit) + 1)
     if len(data) > limit:
         message = f"file too large: more than {limit} bytes ({MAX_BYTES_ENV})"
+        raise ValidationFailed([Problem(name, None, None, message)])
+    if len(data) > info.st_size:
+        message = "grew while it was read (or holds more than its size says, as /proc files do)"
         raise ValidationFailed([Problem(name, None, None, message)])
     return data
 
