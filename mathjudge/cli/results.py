@@ -39,7 +39,7 @@ def remove(
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store here")
     check_store_path(store)
-    found: dict[str, dict] = {}
+    found: dict[str, read.StoredEntry] = {}
     with read.reading(store) as con:
         for ref in refs:
             rows = read.named(con, ref, benchmark=benchmark, source=source)
@@ -50,10 +50,9 @@ def remove(
                     + (f" ({source})" if source else "")
                     + "; nothing was removed"
                 )
-            found.update((row["id"], row) for row in rows)
+            found.update((row.id, row) for row in rows)
     lines = [
-        f"  {r['id']}  {r['benchmark']}  {r['source']}  {r['judge']!r}  saved {r['created']}"
-        f"  ({r['scores']} scores)"
+        f"  {r.id}  {r.benchmark}  {r.source}  {r.judge!r}  saved {r.created}  ({r.scores} scores)"
         for r in found.values()
     ]
     click.echo(neutral_lines(f"{len(found)} submission(s) in {store}:\n" + "\n".join(lines)))

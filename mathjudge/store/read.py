@@ -79,6 +79,18 @@ class StoredRef:
 
 
 @dataclass(frozen=True)
+class StoredEntry:
+    """A stored submission as `results remove` lists it."""
+
+    id: str
+    benchmark: str
+    source: str
+    judge: str
+    created: str  # ISO 8601, UTC
+    scores: int
+
+
+@dataclass(frozen=True)
 class StoredDataset:
     name: str
     version: str
@@ -333,9 +345,9 @@ def named(
     *,
     benchmark: str | None = None,
     source: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[StoredEntry]:
     """Every stored submission whose id or judge name is `ref` (of `benchmark` and `source`
-    where given): id, benchmark, source, judge, created (ISO), scores; oldest first."""
+    where given), oldest first."""
     rows = con.execute(
         """SELECT s.id, s.benchmark, s.source, s.judge, epoch_us(s.created) AS created,
                   (SELECT count(*) FROM scores c WHERE c.submission_id = s.id) AS scores
@@ -346,7 +358,7 @@ def named(
            ORDER BY s.created, s.id""",
         {"ref": ref, "benchmark": benchmark, "source": source},
     )
-    return [{**row, "created": iso(row["created"])} for row in _records(cursor=rows)]
+    return [StoredEntry(**{**row, "created": iso(row["created"])}) for row in _records(cursor=rows)]
 
 
 def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

@@ -347,32 +347,3 @@ def claimed(repo: Path, benchmark: str) -> dict[str, str]:
         for identity in identities(benchmark, meta):
             out.setdefault(identity, slug)
     return out
-
-
-def named_folders(paths: list[str]) -> list[tuple[str, str | None]]:
-    """(benchmark, slug or None for all its folders) named by each path, as a pull request
-    lists the files it changes (`git diff --name-only`): `submissions/<benchmark>[/<slug>[/...]]`.
-    Anything else is refused, every bad path named."""
-    out, problems = [], []
-    for raw in paths:
-        parts = raw.removesuffix("/").split("/")
-        why = None
-        if raw.startswith("/") or parts[0] != SUBMISSIONS or len(parts) < 2:
-            why = f"not a path under {SUBMISSIONS}/"
-        elif any(p in ("", ".", "..") for p in parts):
-            why = "a path with an empty, '.' or '..' part"
-        elif parts[1] not in registry.names():
-            why = f"{printable(repr(parts[1]))} is not a benchmark"
-        elif len(parts) > 2 and not SLUG.fullmatch(parts[2]):
-            why = f"{printable(repr(parts[2]))} is not a submission folder name"
-        if why:
-            problems.append(f"  {printable(repr(raw))}: {why}")
-        else:
-            out.append((parts[1], parts[2] if len(parts) > 2 else None))
-    if problems:
-        raise MathJudgeError(
-            f"{len(problems)} path(s) refused; each must lie under {SUBMISSIONS}/<benchmark>/:\n"
-            + "\n".join(problems[:20])
-            + (f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else "")
-        )
-    return out

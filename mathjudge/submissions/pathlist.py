@@ -5,7 +5,7 @@ Expanding such a list into command-line arguments lets a file name pass for an o
 named `submissions/.f --datasets submissions/.fake --` made `check` score a submission against
 gold labels the pull request itself supplied. Read from a file instead, NUL-separated (as
 `git diff --name-only -z` writes it), every name stays one path, whatever it holds; each is
-then checked to lie under `submissions/` (`folder.named_folders`).
+then checked to lie under `submissions/<benchmark>/` (`named_folders`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mathjudge import sidefiles
+from mathjudge import registry, sidefiles
 from mathjudge.errors import MathJudgeError
 from mathjudge.escaping import printable
+from mathjudge.submissions.folder import SLUG, SUBMISSIONS
 
 MAX_BYTES = 16 << 20
 
@@ -42,3 +43,32 @@ def read_path_list(source: Path) -> list[str]:
                 f"{where}: path {number} is not UTF-8 text ({printable(repr(raw)[:80])})"
             ) from None
     return paths
+
+
+def named_folders(paths: list[str]) -> list[tuple[str, str | None]]:
+    """(benchmark, slug or None for all its folders) named by each path, as a pull request
+    lists the files it changes (`git diff --name-only`): `submissions/<benchmark>[/<slug>[/...]]`.
+    Anything else is refused, every bad path named."""
+    out, problems = [], []
+    for raw in paths:
+        parts = raw.removesuffix("/").split("/")
+        why = None
+        if raw.startswith("/") or parts[0] != SUBMISSIONS or len(parts) < 2:
+            why = f"not a path under {SUBMISSIONS}/"
+        elif any(p in ("", ".", "..") for p in parts):
+            why = "a path with an empty, '.' or '..' part"
+        elif parts[1] not in registry.names():
+            why = f"{printable(repr(parts[1]))} is not a benchmark"
+        elif len(parts) > 2 and not SLUG.fullmatch(parts[2]):
+            why = f"{printable(repr(parts[2]))} is not a submission folder name"
+        if why:
+            problems.append(f"  {printable(repr(raw))}: {why}")
+        else:
+            out.append((parts[1], parts[2] if len(parts) > 2 else None))
+    if problems:
+        raise MathJudgeError(
+            f"{len(problems)} path(s) refused; each must lie under {SUBMISSIONS}/<benchmark>/:\n"
+            + "\n".join(problems[:20])
+            + (f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else "")
+        )
+    return out

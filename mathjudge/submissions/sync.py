@@ -35,9 +35,9 @@ from mathjudge.submissions.folder import (
     SUBMISSIONS,
     Folder,
     find_folders,
-    named_folders,
     subfolders,
 )
+from mathjudge.submissions.pathlist import named_folders
 
 
 @dataclass
