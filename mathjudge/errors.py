@@ -9,6 +9,11 @@ class MathJudgeError(Exception):
     """Invalid input or an unreachable source; the CLI prints it and exits with code 1."""
 
 
+class SourceUnavailable(MathJudgeError):
+    """A benchmark's source cannot be had here (no mirror folder and no network, or data the
+    user must supply): `build all` skips such a benchmark with this reason instead of failing."""
+
+
 class UsageError(MathJudgeError):
     """A setting the command was run with is unusable (e.g. an environment variable that is
     not a number); the CLI prints it like a usage error and exits with code 2."""
