@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.atomic import atomic_path
+from mathjudge.spec.benchmark import JudgeKind
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,13 @@ class Converted:
     judge: str  # leaderboard name
     rows: list[dict[str, Any]]
     meta: dict[str, Any]
+    kind: JudgeKind  # the submission meta's `kind`
+    converted_from: str  # the submission meta's `converted_from`: where the raw outputs are
+
+
+def github_files(repo: str, commit: str, paths: Iterable[str]) -> str:
+    """`converted_from` for files of a GitHub repository at a commit."""
+    return f"https://github.com/{repo}/tree/{commit}: {', '.join(paths)}"
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,8 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
         with atomic_path(predictions) as tmp, tmp.open("w", encoding="utf-8") as handle:
             for row in c.rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        record = {**c.meta, "kind": c.kind, "converted_from": c.converted_from}
         with atomic_path(meta) as tmp:
-            tmp.write_text(json.dumps(c.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
+            tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
         done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
     return done

@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`evaluate.publish` assembles it from the results store (scores, ranks, each benchmark's
+`publish.document` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.
@@ -33,15 +33,30 @@ class ScoreRow(_Model):
 
 
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `evaluate/aliases.yaml`)."""
+    """The model behind a judge (the curated alias table, `publish/aliases.yaml`).
+
+    `pipeline` names the agent or pipeline the judge is, where it is one built on the model
+    ("StepMathAgent", "Arena-Hard judge prompt"): such a result belongs to the pipeline running
+    on the model, and is never shown as the model's own."""
 
     id: str
     name: str
     variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
+    pipeline: str | None = None
+
+
+Provenance = Literal["submitted", "published_outputs", "paper"]
+Verdict = Literal["exact", "within_ci", "outside_ci", "no_ci"]
 
 
 class Submission(_Model):
-    """The latest submission of one judge for one benchmark, with every score."""
+    """The latest submission of one judge for one benchmark, with every score.
+
+    `kind` is the submission meta's judge kind (llm_judge, reward_model,
+    process_reward_model, rule, baseline; None where the meta gives none). `provenance` says
+    where the predictions come from: "paper" for a result transcribed from a paper (source
+    "reported"; no predictions), "published_outputs" for predictions converted from raw outputs
+    the authors published (the meta's `converted_from` names them), "submitted" otherwise."""
 
     id: str
     dataset_version: str
@@ -66,6 +81,8 @@ class Submission(_Model):
     # Scored on the small example a benchmark ships (the dataset's manifest says so).
     example: bool = False
     model: ModelRef | None = None
+    kind: str | None = None
+    provenance: Provenance = "submitted"
 
 
 class RankEntry(_Model):
@@ -100,6 +117,10 @@ class Ranks(_Model):
 
 
 class ComparisonRow(_Model):
+    """One score the paper prints beside ours. `verdict`: "exact" when our value, rounded to
+    the decimals the paper prints, is the paper's number; else "within_ci" / "outside_ci" by our
+    95% interval; "no_ci" when we have no interval (and it is not exact)."""
+
     scope: str
     subset: str
     metric: str
@@ -108,6 +129,8 @@ class ComparisonRow(_Model):
     ci_low: float | None
     ci_high: float | None
     outside: bool | None  # the paper's value lies outside our CI (None: no CI to test)
+    verdict: Verdict = "no_ci"
+    printed: str | None = None  # the paper's cell as printed ("66.07"), where it was recorded
 
 
 class Comparison(_Model):
@@ -118,6 +141,9 @@ class Comparison(_Model):
     reproduced: str
     rows: list[ComparisonRow]
     n_outside: int
+    # The worst verdict among the rows of the benchmark's headline metric (all rows when the
+    # paper prints no headline value): outside_ci < no_ci < within_ci < exact.
+    verdict: Verdict = "no_ci"
 
 
 class BenchmarkDocument(_Model):
@@ -126,6 +152,9 @@ class BenchmarkDocument(_Model):
     submissions: list[Submission]
     ranks: Ranks
     comparisons: list[Comparison] = []
+    # What a reader must know about the data: the spec's notes (e.g. which split this is), then
+    # the limitations the built dataset's manifest declares (e.g. texts left out).
+    notes: list[str] = []
     # Added by the site's export: download file names and the item explorer's data.
     downloads: dict[str, str] | None = None
     items: dict[str, Any] | None = None
@@ -145,6 +174,7 @@ class ModelResult(_Model):
     judge: str
     source: str
     variant: str
+    pipeline: str | None = None  # the agent or pipeline on the model, never the model itself
 
 
 class ModelDocument(_Model):
