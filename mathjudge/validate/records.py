@@ -58,8 +58,11 @@ def printable_name(key: str) -> str:
     return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
-def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows as {column: cell} without empty cells (an empty cell is a value not given)."""
+def csv_rows(
+    path: Path, wanted: set[str], report: Report, unknown: Callable[[str], None]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows as {column: cell} without empty cells (an empty cell is a value not given); header
+    columns not `wanted` are named to `unknown` (their cells are read too, and checked)."""
     name = str(path)
     bad = precheck.invalid_utf8(path)
     if bad is not None:  # a CSV record may span lines: nothing after a bad byte is trusted
@@ -78,6 +81,9 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
                     problem = "column named twice in the header"
                     report(Problem(name, 1, printable_name(column), problem))
                 return
+            for column in header:
+                if column not in wanted:
+                    unknown(column)
             start = reader.line_num + 1
             for record in reader:
                 if len(record) > len(header):
@@ -90,9 +96,9 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
 
 
 def parquet_rows(
-    path: Path, wanted: set[str], report: Report, ignored: Callable[[str], None]
+    path: Path, wanted: set[str], report: Report, unknown: Callable[[str], None]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows with only the `wanted` columns (the others are named to `ignored`, never read)."""
+    """Rows with only the `wanted` columns (the others are named to `unknown`, never read)."""
     name = str(path)
     row = 0
     try:
@@ -112,7 +118,7 @@ def parquet_rows(
             return
         for column in names:
             if column not in wanted:
-                ignored(column)
+                unknown(column)
         columns = [n for n in names if n in wanted]
         if not columns:
             report(Problem(name, None, "item_id", "no item_id column", "row"))
