@@ -340,6 +340,15 @@ def test_from_init_to_a_published_site_every_step_run_locally(
         cwd=board, env=local, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert where.startswith(str(venv)), where
+    # Its messages cite the docs the wheel carries, by a URL that opens.
+    empty = tmp_path / "no-package"
+    empty.mkdir()
+    cited = subprocess.run(
+        ["mathjudge", "build", "expertmath", "--source-dir", str(empty)],
+        cwd=board, env=local, capture_output=True, text=True,
+    )  # fmt: skip
+    (url,) = re.findall(r"file://(\S+?\.md)", cited.stderr)
+    assert url.startswith(str(venv)) and Path(url).is_file(), cited.stderr
     assert "submissions/stepmathbench/gold-copy: new (version 1)" in done.stdout
     assert _git(board, "status", "--porcelain", "--untracked-files=all") == (
         "?? meta.yaml\n?? predictions.jsonl\n"
