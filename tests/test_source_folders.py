@@ -9,6 +9,8 @@ builds what it can reach and reports the rest: built, skipped with the reason, f
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,14 +156,20 @@ def test_build_all_goes_on_past_a_failure_and_exits_1(
     assert (tmp_path / "ds" / "stepmathbench" / "manifest.json").is_file()  # built all the same
 
 
-def test_build_all_with_nothing_reachable_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_network: object
-) -> None:
+def test_build_all_with_nothing_reachable_says_so(tmp_path: Path) -> None:
     """No mirror and no network: every download goes to a closed local port and fails."""
-    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.setenv(proxy, closed_port_url())
-    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
-    result = cli("build", "all", "--out", str(tmp_path / "ds"))
-    assert result.exit_code == 1
-    assert "built 0; skipped" in result.output and "failed 0" in result.output
-    assert "no source was reachable" in result.output
+    closed = closed_port_url()
+    env = {
+        "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1",
+        "MATHJUDGE_CACHE": str(tmp_path / "cache"),
+        "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "http_proxy": closed, "https_proxy": closed,
+    }  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mathjudge", "build", "all", "--out", str(tmp_path / "ds")],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "built 0; skipped" in done.stdout and "failed 0" in done.stdout
+    assert "error: build all: no source was reachable" in done.stderr
+    assert "could not download https://raw.githubusercontent.com/" in done.stdout
+    assert not (tmp_path / "ds").exists()
