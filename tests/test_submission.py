@@ -241,7 +241,7 @@ def test_columnar_path_never_accepts_what_rows_reject(
 ) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text(text)
-    model = registry.get("stepmathbench").scorer().prediction
+    model = registry.scorer("stepmathbench").prediction
     known = pa.array(ALL, pa.string())
     assert columnar.accept(path, "jsonl", model, known, allow_partial=True) is None
     assert problems(path, datasets_dir, allow_partial=True)

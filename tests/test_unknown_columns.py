@@ -82,7 +82,7 @@ def valid_row(model: type[PredictionRow], item: str) -> tuple[str, dict[str, Any
 @pytest.mark.parametrize("bench", BENCHMARKS)
 def test_a_misspelt_field_is_an_error_with_its_suggestion(bench: str, built: Path) -> None:
     spec = registry.get(bench)
-    model = spec.scorer().prediction
+    model = registry.scorer(bench).prediction
     items = open_dataset(spec.dataset, built).item_ids(spec.items_config)
     tmp = built.parent / f"unknown-{bench}"
     tmp.mkdir(exist_ok=True)
@@ -104,7 +104,7 @@ def test_every_field_the_benchmark_documents_is_accepted(bench: str, built: Path
     """Optional fields that are kept but not scored (`step_labels`, `raw_verdict`, ...) are
     columns of the model, so a file naming them all, empty where not given, is valid."""
     spec = registry.get(bench)
-    model = spec.scorer().prediction
+    model = registry.scorer(bench).prediction
     items = open_dataset(spec.dataset, built).item_ids(spec.items_config)
     rows = []
     for item in items:

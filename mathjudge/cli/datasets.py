@@ -147,13 +147,13 @@ def _build_one(name: str, o: _Options) -> str:
     if o.revision:
         built = _at_revision(spec, load_pins(name), o.revision, source.folder)
     else:
-        built = spec.builder().build(source.folder)
+        built = registry.builder(spec.name).build(source.folder)
     note = releases.check(built)  # before anything is written
     refused = refusal(name, built.card_info.license) if o.repo else None
     if refused and not o.permission:
         raise MathJudgeError(refused)  # before anything is written
     if o.with_pdfs and spec.pdfs:
-        path = spec.resolve(spec.pdfs)(built, o.out)
+        path = registry.resolve(spec.name, spec.pdfs)(built, o.out)
     else:
         path = write_dataset(built, o.out)
     click.echo(f"built {name} -> {path} ({note})")
@@ -173,7 +173,7 @@ def _at_revision(spec: BenchmarkSpec, pins: Pins, revision: str, source_dir: Pat
             f"{spec.name}: built from the user's own copy, so it has no upstream revision to "
             "move to; --revision does not apply"
         )
-    built = spec.builder().build(source_dir, source=pins.at(revision).source)
+    built = registry.builder(spec.name).build(source_dir, source=pins.at(revision).source)
     click.echo(f"{spec.name} at {revision}: to pin it, set in {pins.path}:")
     click.echo(f"  revision: {revision}")
     for _, files in built.sources:

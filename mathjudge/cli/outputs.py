@@ -37,7 +37,7 @@ def import_outputs(benchmark: str, folder: Path | None, source_dir: Path | None,
     known = mirror.known_folders(registry.dataset_names())
     source = mirror.for_dataset(spec.dataset, folder or source_dir, known)
     click.echo(f"{benchmark}: source {source.how}")
-    for done in write_all(spec.resolve(spec.outputs)(benchmark, source.folder), out):
+    for done in write_all(registry.resolve(spec.name, spec.outputs)(benchmark, source.folder), out):
         click.echo(
             f"{done.judge}: {done.n_rows} predictions -> {done.predictions}, {done.meta.name}"
         )

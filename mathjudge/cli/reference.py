@@ -145,7 +145,7 @@ def render_benchmarks() -> str:
         ),
     ]
     for spec in specs:
-        model = spec.scorer().prediction
+        model = registry.scorer(spec.name).prediction
         schema = model.model_json_schema()
         defs = schema.get("$defs", {})
         lines += ["", f"## {spec.name}", "", f"**{_cell(spec.title)}.** {_cell(spec.summary)}", ""]
