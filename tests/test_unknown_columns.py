@@ -175,8 +175,12 @@ def test_evaluate_submit_check_and_the_api_refuse_it(
     with pytest.raises(ValidationFailed, match=r"\[scroe\]: unknown column \(did you mean"):
         api.evaluate("stepmathbench", scroe, "j", datasets=datasets_dir)
     rows = [json.loads(line) for line in scroe.read_text().splitlines()]
-    with pytest.raises(ValidationFailed, match=r"<list of dicts>:1 \[scroe\]: unknown column"):
+    with pytest.raises(ValidationFailed, match=r"<list of dicts> row 1 \[scroe\]: unknown column"):
         api.evaluate("stepmathbench", rows, "j", datasets=datasets_dir)
+    import pandas as pd
+
+    with pytest.raises(ValidationFailed, match=r"<DataFrame> \[scroe\]: unknown column \(did"):
+        api.evaluate("stepmathbench", pd.DataFrame(rows), "j", datasets=datasets_dir)
 
 
 def test_leaderboard_check_refuses_a_folder_edited_to_give_it(
