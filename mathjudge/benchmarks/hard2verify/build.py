@@ -66,7 +66,7 @@ def find_source_file(source_dir: Path | None) -> Path:
             )
         if found:
             return found[0]
-    where = ", ".join(str(f) for f in folders) or "no folder given"
+    where = ", ".join(str(f) for f in folders if f.is_dir()) or "no folder given"
     raise SourceUnavailable(
         f"hard2verify: no decrypted data file (*.jsonl or *.json) in {where}. Hard2Verify is "
         "encrypted on the Hub: decrypt it with the authors' tool and pass --source-dir with the "
