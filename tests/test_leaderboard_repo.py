@@ -201,6 +201,7 @@ class Host:
         self.cache = root / "cache"
         self.uploaded: Path | None = None
         self.runs = 0
+        self.work = root
 
     def run(self, workflow: dict[str, Any], job_name: str, event: str, ref: str) -> str:
         job = workflow["jobs"][job_name]
@@ -211,6 +212,7 @@ class Host:
         )
         self.runs += 1
         work = self.root / f"run-{self.runs}"
+        self.work = work
         temp = self.root / f"runner-temp-{self.runs}"
         temp.mkdir()
         env = {**self.env, "RUNNER_TEMP": str(temp), "GITHUB_WORKSPACE": str(work)}
@@ -227,14 +229,19 @@ class Host:
             )  # fmt: skip
             assert done.returncode == 0, (step.get("name"), done.stdout, done.stderr)
             out.append(done.stdout)
-        if (work / "results.duckdb").is_file():  # the cache action saves after the job
+        store = temp / "results.duckdb"
+        if store.is_file():  # the cache action saves after the job
             self.cache.mkdir(exist_ok=True)
-            shutil.copyfile(work / "results.duckdb", self.cache / "results.duckdb")
+            shutil.copyfile(store, self.cache / "results.duckdb")
         return "".join(out)
 
     def _action(self, step: dict[str, Any], work: Path, ref: str, env: dict[str, str]) -> None:
         action = step["uses"].split("@")[0]
-        options = step.get("with", {})
+        options = {
+            key: value.replace("${{ runner.temp }}", env["RUNNER_TEMP"])
+            if isinstance(value, str) else value
+            for key, value in step.get("with", {}).items()
+        }  # fmt: skip
         if action == "actions/checkout":
             depth = [] if options.get("fetch-depth") == 0 else ["--depth", "1"]
             _git(
@@ -251,9 +258,9 @@ class Host:
             assert options["python-version"] == "3.11"
             env["PATH"] = f"{self.python_bin}:{env['PATH']}"
         elif action == "actions/cache":
-            assert options["path"] == "results.duckdb"
+            assert options["path"] == f"{env['RUNNER_TEMP']}/results.duckdb"
             if (self.cache / "results.duckdb").is_file():
-                shutil.copyfile(self.cache / "results.duckdb", work / "results.duckdb")
+                shutil.copyfile(self.cache / "results.duckdb", options["path"])
         elif action == "actions/upload-pages-artifact":
             site = work / options["path"]
             assert (site / "index.html").is_file()
@@ -371,6 +378,8 @@ def test_from_init_to_a_published_site_every_step_run_locally(
     _git(board, "merge", "-q", "add-gold-copy")
     _git(board, "push", "-q", "origin", "main")
     published = host.run(workflow, "site", "push", "main")
+    # Everything built lives outside the checkout: no committed file can stand in for it.
+    assert _git(host.work, "status", "--porcelain", "--ignored") == ""
     assert "build all: built 1 (stepmathbench); skipped" in published
     assert "1 submission(s) scored, 0 unchanged, 0 removed" in published
     assert host.uploaded is not None
