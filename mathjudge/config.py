@@ -37,6 +37,16 @@ def cache_dir() -> Path:
     return Path(base)
 
 
+def doc_url(name: str) -> str:
+    """A `file://` URL of one of mathjudge's docs (`docs/NAME` of the repository), which a wheel
+    carries as `mathjudge/docs/NAME`: messages cite this, which opens wherever mathjudge runs."""
+    package = Path(__file__).resolve().parent
+    for folder in (package / "docs", package.parent / "docs"):
+        if (folder / name).is_file():
+            return (folder / name).as_uri()
+    return f"docs/{name}"  # neither installed nor in a checkout: the repository's path
+
+
 def env_number(
     name: str, default: N, parse: Callable[[str], N], ok: Callable[[N], bool], expected: str
 ) -> N:

@@ -27,6 +27,11 @@ def os_problem(exc: OSError) -> str:
     return f"{where}{reason}"
 
 
+class SourceUnavailable(MathJudgeError):
+    """A benchmark's source cannot be had here (no mirror folder and no network, or data the
+    user must supply): `build all` skips such a benchmark with this reason instead of failing."""
+
+
 class UsageError(MathJudgeError):
     """A setting the command was run with is unusable (e.g. an environment variable that is
     not a number); the CLI prints it like a usage error and exits with code 2."""

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from datasets import Value
 
 from mathjudge.cli import main
+from mathjudge.config import doc_url
 from mathjudge.dataio import releases
 from mathjudge.dataio.releases import bumped, classify, verdict, with_release
 from mathjudge.dataio.writer import Build, CardInfo, Table
@@ -116,7 +117,8 @@ def test_a_changed_build_keeping_its_version_fails_naming_the_version_to_choose(
         "toy: this build differs from release 1.0.0 (recorded in x/releases.json) but is "
         "labelled version 1.0.0:\n"
         "  - major: items/test: values of 1 row(s) changed in field(s) label (b)\n"
-        'This is a major change (docs/versioning.md): set version: "2.0.0" in x/source.yaml'
+        f"This is a major change (the rule: {doc_url('versioning.md')}): set version: "
+        '"2.0.0" in x/source.yaml'
     )
 
 
@@ -190,7 +192,8 @@ def test_build_refuses_a_changed_source_that_keeps_its_version(
         result.output
     )
     assert f"({uid})" in result.output
-    assert 'This is a major change (docs/versioning.md): set version: "2.0.0"' in result.output
+    rule = doc_url("versioning.md")
+    assert f'This is a major change (the rule: {rule}): set version: "2.0.0"' in result.output
     assert not out.exists()
     # Without --revision the edited file does not even match the pinned sha256.
     result = CliRunner().invoke(main, args)

@@ -73,6 +73,29 @@ def _echo(text: str) -> None:
     click.echo(neutral_lines(text))
 
 
+@leaderboard.command("init")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@click.option(
+    "--wheel",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The mathjudge wheel to pin (default: built from the checkout mathjudge runs from).",
+)
+def leaderboard_init(directory: Path, wheel: Path | None) -> None:
+    """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
+    submitters, meta.example.yaml, a GitHub Actions workflow, and scorer/ (this mathjudge's
+    wheel and a lock pinning it and every dependency by sha256)."""
+    from mathjudge.submissions.scaffold import LOCK, init_repo
+
+    done = init_repo(directory, wheel)
+    click.echo(f"leaderboard repository written: {directory}")
+    click.echo(f"  scorer: {done.wheel} (sha256 {done.sha256}), from {done.origin}")
+    click.echo(f"  install it: python -m pip install --require-hashes -r {LOCK}")
+    click.echo(
+        "next: git init -b main, commit, push to GitHub, and set Settings -> Pages -> Source "
+        "to GitHub Actions (README.md in it says more)"
+    )
+
+
 @leaderboard.command("sync")
 @REPO
 @STORE
@@ -85,8 +108,10 @@ def _echo(text: str) -> None:
 )
 @click.option(
     "--reported",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="Also import the papers' result tables from this folder (as `reported import`).",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Also import the papers' result tables (as `reported import`): DIR is a mirror root "
+    "or its reported/ folder, as for --source-dir.",
 )
 @click.option("--no-site", is_flag=True, help="Update the store only.")
 @BOOTSTRAP
@@ -110,12 +135,21 @@ def leaderboard_sync(
     from mathjudge.submissions.sync import sync
 
     check_store_path(store)
+    tables = None
+    if reported is not None:
+        from mathjudge import registry
+        from mathjudge.dataio import mirror
+
+        known = mirror.known_folders(registry.dataset_names())
+        located = mirror.reported(reported, known, option="--reported")
+        click.echo(f"reported tables: {located.how}")
+        tables = located.folder
     report = sync(
         repo,
         store,
         datasets_dir,
         n_boot=n_boot,
-        reported=reported,
+        reported=tables,
         say=(lambda _: None) if quiet else _echo,
         progress=lambda label, total: progress_bar(label, total, quiet=quiet),
     )

@@ -62,6 +62,14 @@ MATCH_MODEL = click.option(
     help="With --matcher llm: the litellm model that decides matches (endpoint from "
     "MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY).",
 )
+SOURCE_DIR = click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Read the sources from this folder instead of downloading them: a mirror root (one "
+    "folder per benchmark, laid out like the shared data) or the benchmark's own folder; which "
+    "one is detected and printed. Default: $MATHJUDGE_MIRROR, else the pinned upstream files "
+    "are downloaded. expertmath: your problem package; hard2verify: your decrypted file's folder.",
+)
 QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 BENCH = click.argument("benchmark", type=click.Choice(registry.names()))
 

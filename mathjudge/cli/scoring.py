@@ -37,8 +37,6 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
         f"{file}: valid — {sub.table.num_rows} rows, {sub.n_items}/{sub.n_expected} items "
         f"({sub.coverage:.1%}), {sub.runs} run(s), fields: {', '.join(sub.fields)}"
     )
-    if sub.ignored_columns:
-        click.echo(f"note: ignored columns {', '.join(sub.ignored_columns)}")
 
 
 @click.command()

@@ -3,7 +3,8 @@
 Validating row by row through pydantic costs seconds per million rows. Most files are clean, so
 they are first read in one go with Arrow and checked with column operations. This path only
 ever *accepts*: on anything it cannot prove valid (a type it does not handle, a null, a value
-out of range, a duplicate, an unknown or missing item, a parse error) it returns None and the
+out of range, a duplicate, an unknown column or item, a missing item, a parse error) it returns
+None and the
 row-by-row validator runs, producing the exact, located messages. Every check here is at least
 as strict as the pydantic model's, so a file accepted here would be accepted there too.
 """
@@ -29,7 +30,6 @@ class Accepted:
     table: pa.Table  # item_id, run (0 when absent), then the given prediction fields
     fields: tuple[str, ...]
     n_items: int
-    ignored_columns: tuple[str, ...]
 
 
 def _read(data: bytes, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
@@ -156,6 +156,8 @@ def accept_table(
         return None
     if table.num_rows == 0 or "item_id" not in table.column_names:
         return None
+    if not set(names) <= set(model.model_fields):  # an unknown column is an error, located there
+        return None
     ids = table.column("item_id")
     if pa.types.is_large_string(ids.type):  # e.g. from a DataFrame of Arrow-backed strings
         ids = ids.cast(pa.string())
@@ -196,5 +198,4 @@ def accept_table(
     n_items = pc.count_distinct(ids).as_py()
     if n_items < len(known_items) and not allow_partial:
         return None
-    ignored = sorted(set(names) - set(model.model_fields))
-    return Accepted(out, fields, n_items, tuple(ignored))
+    return Accepted(out, fields, n_items)

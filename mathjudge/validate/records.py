@@ -58,8 +58,11 @@ def printable_name(key: str) -> str:
     return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
-def csv_rows(name: str, data: bytes, report: Report) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows as {column: cell} without empty cells (an empty cell is a value not given)."""
+def csv_rows(
+    name: str, data: bytes, wanted: set[str], report: Report, unknown: Callable[[str], None]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows as {column: cell} without empty cells (an empty cell is a value not given); header
+    columns not `wanted` are named to `unknown` (their cells are read too, and checked)."""
     bad = precheck.invalid_utf8(data)
     if bad is not None:  # a CSV record may span lines: nothing after a bad byte is trusted
         report(Problem(name, bad.line, None, str(bad)))
@@ -77,6 +80,9 @@ def csv_rows(name: str, data: bytes, report: Report) -> Iterator[tuple[int, dict
                     problem = "column named twice in the header"
                     report(Problem(name, 1, printable_name(column), problem))
                 return
+            for column in header:
+                if column not in wanted:
+                    unknown(column)
             start = reader.line_num + 1
             for record in reader:
                 if len(record) > len(header):
@@ -89,9 +95,9 @@ def csv_rows(name: str, data: bytes, report: Report) -> Iterator[tuple[int, dict
 
 
 def parquet_rows(
-    name: str, data: bytes, wanted: set[str], report: Report, ignored: Callable[[str], None]
+    name: str, data: bytes, wanted: set[str], report: Report, unknown: Callable[[str], None]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows with only the `wanted` columns (the others are named to `ignored`, never read)."""
+    """Rows with only the `wanted` columns (the others are named to `unknown`, never read)."""
     try:
         parquet = pq.ParquetFile(pa.BufferReader(data))
         names = parquet.schema_arrow.names
@@ -108,7 +114,7 @@ def parquet_rows(
         )
         return found
 
-    yield from _batch_rows(name, names, batches, wanted, report, ignored, "Parquet")
+    yield from _batch_rows(name, names, batches, wanted, report, unknown, "Parquet")
 
 
 def table_rows(
@@ -116,7 +122,7 @@ def table_rows(
     table: pa.Table,
     wanted: set[str],
     report: Report,
-    ignored: Callable[[str], None],
+    unknown: Callable[[str], None],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The rows of an in-memory Arrow table named `name`, as `parquet_rows` gives a file's."""
 
@@ -124,7 +130,7 @@ def table_rows(
         picked = table.select([table.column_names.index(c) for c in columns])
         return iter(picked.to_batches(max_chunksize=BATCH_ROWS))
 
-    yield from _batch_rows(name, table.column_names, batches, wanted, report, ignored, "a table")
+    yield from _batch_rows(name, table.column_names, batches, wanted, report, unknown, "a table")
 
 
 def _batch_rows(
@@ -133,7 +139,7 @@ def _batch_rows(
     batches: Callable[[list[str]], Iterator[pa.RecordBatch]],
     wanted: set[str],
     report: Report,
-    ignored: Callable[[str], None],
+    unknown: Callable[[str], None],
     kind: str,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     row = 0
@@ -145,7 +151,7 @@ def _batch_rows(
             return
         for column in names:
             if column not in wanted:
-                ignored(column)
+                unknown(column)
         columns = [n for n in names if n in wanted]
         if not columns:
             report(Problem(name, None, "item_id", "no item_id column", "row"))

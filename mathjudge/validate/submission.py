@@ -11,13 +11,14 @@ columns (item index, run, line, values), so a file of millions of rows fits in m
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 MAX_PROBLEMS = 50
-MAX_IGNORED_SHOWN = 20
+MAX_UNKNOWN_COLUMNS = 20  # named one by one; a file's odd keys must not fill memory
 _BATCH = 65_536
 
 
@@ -53,7 +54,6 @@ class Submission:
     fields: tuple[str, ...]
     n_items: int
     n_expected: int
-    ignored_columns: tuple[str, ...]
 
     @property
     def coverage(self) -> float:
@@ -105,13 +105,16 @@ def _format(path: Path) -> str:
     return fmt
 
 
-def _ignored(names: Iterable[str]) -> tuple[str, ...]:
-    """Ignored column names as they may be printed: sorted, escaped where odd, at most
-    MAX_IGNORED_SHOWN (then "...")."""
-    shown = sorted(records.printable_name(n) for n in names)
-    if len(shown) > MAX_IGNORED_SHOWN:
-        shown = [*shown[:MAX_IGNORED_SHOWN], "..."]
-    return tuple(shown)
+def unknown_column(key: str, model: type[PredictionRow]) -> str:
+    """What is said of a column the benchmark does not take: the field it most likely means
+    (a misspelt field is never dropped silently) and the columns there are."""
+    columns = list(model.model_fields)
+    folded = {c.casefold(): c for c in columns}
+    guess = folded.get(key.casefold()) or next(
+        iter(difflib.get_close_matches(key, columns, n=1, cutoff=0.6)), None
+    )
+    hint = f" (did you mean {guess!r}?)" if guess else ""
+    return f"unknown column{hint}; the columns are {', '.join(columns)}"
 
 
 def _read(path: Path) -> bytes:
@@ -214,7 +217,6 @@ def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) 
         fields=fast.fields,
         n_items=fast.n_items,
         n_expected=n_expected,
-        ignored_columns=_ignored(fast.ignored_columns),
     )
 
 
@@ -227,7 +229,6 @@ def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) 
         fields=fields,
         n_items=n_items,
         n_expected=len(checker.known_items),
-        ignored_columns=_ignored(checker.extra),
     )
 
 
@@ -257,7 +258,9 @@ def _records(
     if fmt == "jsonl":
         return records.jsonl(name, data, checker.report)
     if fmt == "csv":
-        return records.csv_rows(name, data, checker.report)
+        return records.csv_rows(
+            name, data, set(model.model_fields), checker.report, checker.note_extra
+        )
     wanted = set(model.model_fields)
     return records.parquet_rows(name, data, wanted, checker.report, checker.note_extra)
 
@@ -297,7 +300,10 @@ class _RowChecker:
         self.optional_given: set[str] = set()
         self.model_fields = set(model.model_fields)  # a class property that is slow per row
         self.rows = _Columns(model, self.fields)
-        self.extra: set[str] = set()
+        # Columns the model does not take -> the first line naming them (None: a Parquet
+        # column); each is an error, with the field it most likely means.
+        self.unknown: dict[str, int | None] = {}
+        self.header_line = 1 if fmt == "csv" else None
         self.row_problems = _Capped()  # in line order as they come
         self.file_problems: list[Problem] = []
         # Field signature -> row count and its first lines; rows with / without a run.
@@ -317,7 +323,9 @@ class _RowChecker:
             self.row_problems.add(problem)
 
     def note_extra(self, column: str) -> None:
-        self.extra.add(column)
+        """A column of the CSV header or Parquet schema that the model does not take."""
+        if len(self.unknown) < MAX_UNKNOWN_COLUMNS:
+            self.unknown.setdefault(column, self.header_line)
 
     def run(self, source: Iterator[tuple[int, Any]]) -> None:
         for line, record in source:
@@ -328,6 +336,10 @@ class _RowChecker:
         if not isinstance(record, dict):
             self.report(Problem(name, line, None, "each record must be an object", unit))
             return
+        if len(self.unknown) < MAX_UNKNOWN_COLUMNS:
+            for key in record:
+                if key not in self.model_fields:
+                    self.unknown.setdefault(key, line)
         try:
             row = model.model_validate(record, strict=self.strict)
         except ValidationError as exc:
@@ -337,11 +349,6 @@ class _RowChecker:
             for problem in _row_problems(name, line, exc, unit):
                 self.report(problem)
             return
-        for key in record:
-            if len(self.extra) > MAX_IGNORED_SHOWN:
-                break  # enough to show; a file's odd keys must not fill memory
-            if key not in self.model_fields:
-                self.extra.add(key)
         item = self.index.get(row.item_id)
         if item is None:
             message = f"unknown item_id {records.shown(row.item_id)}"
@@ -364,7 +371,7 @@ class _RowChecker:
     def result(self, allow_partial: bool) -> tuple[pa.Table, tuple[str, ...], int]:
         """The validated table, the fields given and the items answered; raises on problems."""
         name, unit = self.name, self.unit
-        located = [self.row_problems]
+        located = [self.row_problems, self._unknown_columns()]
         if self.model.one_row_per_run:
             located.append(self.rows.duplicates(name, unit, self.known_items))
         located += self._consistency()
@@ -392,6 +399,13 @@ class _RowChecker:
         usual = next(iter(self.presence))
         given = tuple(f for f in self.fields if f in usual | self.optional_given)
         return self.rows.table(given, self.known_items), given, len(submitted)
+
+    def _unknown_columns(self) -> _Capped:
+        found = _Capped()
+        for key, line in self.unknown.items():
+            field = records.printable_name(key)
+            found.add(Problem(self.name, line, field, unknown_column(key, self.model), self.unit))
+        return found
 
     def _consistency(self) -> list[_Capped]:
         """Every row must give the same prediction fields, and runs must be all-or-nothing:

@@ -16,12 +16,12 @@ import datasets
 from datasets import Value
 
 from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
-from mathjudge.config import mirror_root
+from mathjudge.config import doc_url, mirror_root
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import SourceUnavailable
 
 NAME = "expertmath"
 VERSION = load_pins(NAME).version  # source.yaml: the layout version
@@ -80,9 +80,9 @@ def find_package(source_dir: Path | None) -> Path:
             f"$MATHJUDGE_MIRROR/{NAME} ({root / NAME})" if root is not None else "no folder given"
         )
     )
-    raise MathJudgeError(
+    raise SourceUnavailable(
         f"expertmath: no problem package ({PACKAGE_FILE}) in {where}; pass --source-dir with a "
-        f"package folder (format: docs/expertmath-package.md; example: {EXAMPLE_PACKAGE})"
+        f"package folder (format: {doc_url('expertmath-package.md')}; example: {EXAMPLE_PACKAGE})"
     )
 
 
