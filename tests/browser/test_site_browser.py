@@ -399,7 +399,8 @@ def test_submit_page_lists_the_meta_schema(site: Site, watched: Watched) -> None
     assert page.url.endswith("submit.html")
     fields = page.locator("table tbody th code").all_inner_texts()
     assert fields == ["judge", "model", "model_version", "organization", "link", "date",
-                      "prompt", "config", "open_weights", "license", "contact"]  # fmt: skip
+                      "prompt", "config", "open_weights", "license", "contact", "kind",
+                      "converted_from"]  # fmt: skip
     assert "mathjudge submit BENCH predictions.jsonl --meta meta.yaml" in page.inner_text("main")
     _shot(page, "submit.png")
     assert watched.problems == []
