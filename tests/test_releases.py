@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from datasets import Value
 
+from mathjudge import registry
 from mathjudge.cli import main
 from mathjudge.config import doc_url
 from mathjudge.dataio import releases
@@ -154,7 +155,14 @@ def test_recording_keeps_every_release_and_the_latest_detail_only() -> None:
 
 # ---- the real datasets -------------------------------------------------------------------------
 
-RECORDED = ("stepmathbench", "opc", "arxivmathgradingbench", "mrmath", "judgebench")
+# Every dataset with recorded releases (its folder's releases.json), from the registry.
+RECORDED = [n for n in registry.dataset_names() if releases.load_history(n) is not None]
+
+
+def test_the_recorded_datasets_are_found() -> None:
+    assert {"stepmathbench", "opc", "arxivmathgradingbench", "mrmath", "judgebench"} <= set(
+        RECORDED
+    )
 
 
 @pytest.mark.parametrize("name", RECORDED)

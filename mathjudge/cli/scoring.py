@@ -19,6 +19,7 @@ from mathjudge.cli.options import (
     non_empty,
     scorer_options,
 )
+from mathjudge.cli.startup import skip_pandas_probe
 from mathjudge.progress import progress_bar
 from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 
@@ -30,6 +31,7 @@ from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 @DATASETS
 def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path) -> None:
     """Check a predictions FILE against BENCHMARK without scoring it."""
+    skip_pandas_probe()
     from mathjudge.scoring.evaluator import validate_file
 
     sub = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
@@ -98,6 +100,7 @@ def evaluate(
     quiet: bool,
 ) -> None:
     """Validate and score a predictions FILE for BENCHMARK; save to the store."""
+    skip_pandas_probe()
     from rich.console import Console
     from rich.table import Table
 
@@ -165,6 +168,7 @@ def compare(
     quiet: bool,
 ) -> None:
     """Paired comparison A - B: judge names or submission ids in the store, or files."""
+    skip_pandas_probe()
     from mathjudge import api
 
     with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:

@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS scores (
 );
 -- What each submission was scored on: one row per (item, prediction field), runs combined,
 -- as the scorer's column type holds it (booleans 0/1; verdicts as votes +1/-1/0, see
--- metrics/binary.py). Paired comparisons are computed from it.
+-- mathjudge/benchmarks/verdict_metrics.py). Paired comparisons are computed from it.
 CREATE TABLE IF NOT EXISTS item_predictions (
     submission_id VARCHAR NOT NULL,
     item_id VARCHAR NOT NULL,

@@ -3,9 +3,10 @@ package: research-level originals, each with neighbourhood variants and a pool o
 solutions labelled correct or wrong, which a judge has to rank.
 
 ExpertMath itself is embargoed, so the source is a package a research group writes by hand (the
-format is in docs/expertmath-package.md and validated by `expertmath_package`). The package is
-found like a mirror: `--source-dir` is the package folder or a folder holding `expertmath/`,
-else `$MATHJUDGE_MIRROR/expertmath`. A small example package ships in `mathjudge/examples/`.
+format is in docs/expertmath-package.md and validated by `benchmarks.expertmath.package`). The
+package is found like a mirror: `--source-dir` is the package folder or a folder holding
+`expertmath/`, else `$MATHJUDGE_MIRROR/expertmath`. A small example package ships in
+`mathjudge/benchmarks/expertmath/example/`.
 """
 
 from __future__ import annotations
