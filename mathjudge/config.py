@@ -38,8 +38,8 @@ def cache_dir() -> Path:
 
 
 def doc_url(name: str) -> str:
-    """A `file://` URL of one of mathjudge's docs (`docs/NAME` of the repository), which a wheel
-    carries as `mathjudge/docs/NAME`: messages cite this, which opens wherever mathjudge runs."""
+    """A `file://` URL of one of mathjudge's docs (`docs/<name>` of the repository), which a wheel
+    carries as `mathjudge/docs/<name>`: messages cite this, which opens wherever mathjudge runs."""
     package = Path(__file__).resolve().parent
     for folder in (package / "docs", package.parent / "docs"):
         if (folder / name).is_file():
