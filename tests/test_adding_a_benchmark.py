@@ -17,6 +17,7 @@ from benchmark_checks import missing, scoring_problems
 from click.testing import CliRunner
 
 import mathjudge.benchmarks
+import mathjudge.cli
 from conftest import REPO, build_source
 from mathjudge import registry
 from mathjudge.cli import main
@@ -236,6 +237,11 @@ def benchmarks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     caches = (registry.names, registry.get, registry.scorer, pins.load_pins)
     for cache in caches:
         cache.cache_clear()
+    # The commands list the benchmarks when their module is first imported (a test before this
+    # one may have done it): imported again here, the originals put back afterwards.
+    for module in [m for m in sys.modules if m.startswith("mathjudge.cli.")]:
+        monkeypatch.delitem(sys.modules, module)
+        monkeypatch.delattr(mathjudge.cli, module.rsplit(".", 1)[1], raising=False)
     yield root
     for cache in caches:
         cache.cache_clear()
