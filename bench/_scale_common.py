@@ -119,6 +119,7 @@ def print_load() -> None:
 @dataclass
 class MathjudgeRun:
     wall: float
+    cpu: float  # user + system seconds of every thread: what other load does not inflate much
     phases: dict[str, float]
     rss_before_mb: float
     rss_peak_mb: float
@@ -179,7 +180,7 @@ def run_mathjudge(
     captured: dict[str, Any] = {}
     rss_before = peak_rss_mb()
     with instrumented(phases, captured, targets):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         result = evaluator.evaluate_file(
             benchmark,
             predictions,
@@ -188,14 +189,14 @@ def run_mathjudge(
             n_boot=n_boot,
             seed=boot_seed,
         )
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     rss_peak = peak_rss_mb()
     stats: engine.ClusterStats = captured.pop("cluster_statistics")
     fields = scorer.fields_of(result.fields)
     # What `engine.score` does with `replicate_sums`' output: statistics -> metrics.
     replicates = stats.metrics(scorer, fields, captured.pop("replicate_sums"))
     captured.clear()
-    return MathjudgeRun(wall, phases, rss_before, rss_peak, result, stats.groups, replicates)
+    return MathjudgeRun(wall, cpu, phases, rss_before, rss_peak, result, stats.groups, replicates)
 
 
 def profile_mathjudge(
@@ -423,6 +424,7 @@ def report(
     summary lines)."""
     print("\n== mathjudge: evaluate_file ==")
     print(f"{'wall time':40s} {mj.wall:9.2f} s")
+    print(f"{'cpu time (all threads)':40s} {mj.cpu:9.2f} s")
     for label, seconds, depth in phase_rows:
         print(f"{'  ' * depth + label:40s} {seconds:9.2f} s")
     print(
@@ -460,6 +462,8 @@ def report(
         f"{sizes}, B = {n_boot}",
         f"mathjudge wall time   {mj.wall:8.2f} s   target <= {targets.seconds:g} s   "
         f"{_verdict(mj.wall <= targets.seconds)}",
+        f"mathjudge cpu time    {mj.cpu:8.2f} s   (all threads; load average at the end "
+        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)",
     ]
     if reps:
         summary.append(

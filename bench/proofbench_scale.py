@@ -1,4 +1,5 @@
-"""ProofBench part of the scale benchmark (run it through `evaluate_scale.py --bench proofbench`).
+"""ProofBench part of the scale benchmark: `evaluate_scale.py --bench proofbench`, or this script
+with the same options.
 
 A synthetic built `proofbench` dataset (default 125,000 problems x 8 generators = 1,000,000
 proofs) and a predictions JSONL; `evaluate_file("proofbench", ...)` timed by phase against a
@@ -420,3 +421,11 @@ def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
             )
         )
     return same, summary
+
+
+if __name__ == "__main__":
+    import sys
+
+    from evaluate_scale import main
+
+    sys.exit(main(["--bench", "proofbench", *sys.argv[1:]]))

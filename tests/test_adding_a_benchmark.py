@@ -17,6 +17,7 @@ from benchmark_checks import missing, scoring_problems
 from click.testing import CliRunner
 
 import mathjudge.benchmarks
+import mathjudge.cli
 from conftest import REPO, build_source
 from mathjudge import registry
 from mathjudge.cli import main
@@ -236,17 +237,19 @@ def benchmarks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     caches = (registry.names, registry.get, registry.scorer, pins.load_pins)
     for cache in caches:
         cache.cache_clear()
-    # The command modules list the benchmarks when they are imported (click choices): the test
-    # imports them afresh, and the rest of the suite gets back the ones without the toy.
-    commands = {m: sys.modules.pop(m) for m in list(sys.modules) if m.startswith("mathjudge.cli.")}
+    # The commands list the benchmarks when their module is first imported (a test before this
+    # one may have done it): imported again here; afterwards the originals are put back and
+    # the ones first imported here dropped, so no later test sees the toy among the choices.
+    for module in [m for m in sys.modules if m.startswith("mathjudge.cli.")]:
+        monkeypatch.delitem(sys.modules, module)
+        monkeypatch.delattr(mathjudge.cli, module.rsplit(".", 1)[1], raising=False)
     yield root
     for cache in caches:
         cache.cache_clear()
     for module in [
         m for m in sys.modules if m.startswith(("mathjudge.benchmarks.toy", "mathjudge.cli."))
     ]:
-        del sys.modules[module]
-    sys.modules.update(commands)
+        del sys.modules[module]  # the toy's, and command modules first imported by the test
 
 
 def test_a_toy_benchmark_written_by_the_guide_works_end_to_end(

@@ -6,8 +6,8 @@
 - every scorer keeps its contract when the registry loads it (`test_adding_a_benchmark.py`
   shows the refusals);
 - every reference judge declares its capabilities through the `Judge` protocol;
-- every `mathjudge.*` module path and repository file path named in the docs, the data cards,
-  the templates and the code's comments exists.
+- every `mathjudge.*` module path and repository file path named in the README, the docs, the
+  data cards, the templates and the code's comments exists.
 """
 
 from __future__ import annotations
@@ -115,9 +115,10 @@ def test_judges_declare_their_capabilities(name: str) -> None:
     assert isinstance(judge.report(judge.__new__(judge), []), dict)  # type: ignore[arg-type]
 
 
-# ---- references in the docs, cards, templates and comments -----------------------------------
+# ---- references in the README, docs, cards, templates and comments ----------------------------
 
 SCANNED = [
+    REPO / "README.md",
     *sorted((REPO / "docs").glob("*.md")),
     REPO / "bench" / "README.md",
     *sorted((REPO / "mathjudge").rglob("*.py")),
