@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 from mathjudge.validate import precheck
+from mathjudge.validate.arrowbytes import arrow_input
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,10 @@ def _read(data: bytes, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, 
                 return None
             # Only an empty cell is missing: "NaN", "N/A" or "NULL" are values, and wrong ones.
             convert = pa_csv.ConvertOptions(null_values=[""], strings_can_be_null=True)
-            table = pa_csv.read_csv(pa.BufferReader(data), convert_options=convert)
+            table = pa_csv.read_csv(arrow_input(data), convert_options=convert)
             names = table.column_names
         else:
-            parquet = pq.ParquetFile(pa.BufferReader(data))
+            parquet = pq.ParquetFile(arrow_input(data))
             names = parquet.schema_arrow.names
             if len(set(names)) != len(names):
                 return None
@@ -73,7 +74,7 @@ def _read_jsonl(data: bytes, model: type[PredictionRow]) -> pa.Table | None:
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
     )
-    table = pa_json.open_json(pa.BufferReader(data), parse_options=options).read_all()
+    table = pa_json.open_json(arrow_input(data), parse_options=options).read_all()
     # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
     return table if table.num_rows == lines else None
 

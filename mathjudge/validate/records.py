@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from mathjudge import safejson
 from mathjudge.errors import Problem
 from mathjudge.validate import precheck
+from mathjudge.validate.arrowbytes import arrow_input
 
 MAX_LINE_BYTES = 16 << 20
 BATCH_ROWS = 65_536
@@ -99,7 +100,7 @@ def parquet_rows(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows with only the `wanted` columns (the others are named to `unknown`, never read)."""
     try:
-        parquet = pq.ParquetFile(pa.BufferReader(data))
+        parquet = pq.ParquetFile(arrow_input(data))
         names = parquet.schema_arrow.names
     except UnicodeDecodeError as exc:
         report(Problem(name, None, None, f"a column name is not UTF-8 text ({exc.reason})", "row"))
