@@ -12,6 +12,7 @@ import shutil
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 from mathjudge import __version__
@@ -76,6 +77,21 @@ def find_mirror_dir(source: Source, source_dir: Path | None) -> Path | None:
     root = mirror_root()
     if root is not None and (root / source.mirror_name).is_dir():
         return root / source.mirror_name
+    return None
+
+
+def commit_mirror(source: Source, source_dir: Path | None) -> Path | None:
+    """The folder holding every file of `source` (a pinned commit) where one exists: under
+    `source_dir` (or it itself), else under `$MATHJUDGE_MIRROR`; None otherwise. For benchmarks
+    whose items live on the Hub and whose offline mirror is the authors' GitHub commit: the
+    builder reads the commit's files when a mirror holds them, and the Hub snapshot otherwise."""
+    roots = [source_dir / source.mirror_name, source_dir] if source_dir is not None else []
+    root = mirror_root()
+    if source_dir is None and root is not None:
+        roots.append(root / source.mirror_name)
+    for candidate in roots:
+        if candidate.is_dir() and all((candidate / f.path).is_file() for f in source.files):
+            return candidate
     return None
 
 
@@ -183,10 +199,14 @@ def _snapshot_mirror(source: Source, source_dir: Path | None) -> Path | None:
     return None
 
 
-def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot:
+def resolve_snapshot(
+    source: Source, source_dir: Path | None = None, patterns: tuple[str, ...] | None = None
+) -> Snapshot:
     """The dataset repo `source.repo`: a local mirror when configured (a folder laid out like the
     repo: README.md and data files), else `huggingface_hub.snapshot_download` at the pinned
-    revision. The digest of every file goes into the manifest, so a build names its exact input.
+    revision (only the files matching `patterns` when given, e.g. one file of a repo that holds
+    several datasets). The digest of every file goes into the manifest, so a build names its
+    exact input.
     """
     folder = _snapshot_mirror(source, source_dir)
     revision, origin = "mirror", f"mirror:{folder}"
@@ -201,6 +221,7 @@ def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot
                     repo_type="dataset",
                     revision=source.revision,
                     cache_dir=cache_dir() / "hub",
+                    allow_patterns=list(patterns) if patterns else None,
                 )
             )
         except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as exc:
@@ -219,6 +240,8 @@ def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot
     files = {
         path.relative_to(folder).as_posix(): ResolvedFile(path, sha256_file(path), origin)
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and ".cache" not in path.relative_to(folder).parts
+        if path.is_file()
+        and ".cache" not in path.relative_to(folder).parts
+        and (not patterns or any(fnmatch(path.relative_to(folder).as_posix(), p) for p in patterns))
     }
     return Snapshot(folder, revision, files)

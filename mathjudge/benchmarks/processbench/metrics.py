@@ -1,0 +1,111 @@
+"""ProcessBench scoring, the authors' rule (arXiv:2412.06559 §4.1; their `code/run_eval.py`,
+restated): a prediction matches only when it equals the label exactly. Per subset, the error
+accuracy is the share of erroneous solutions (label != -1) matched, the correct accuracy the
+share of correct ones (label = -1) predicted -1, and F1 = 2 * error * correct / (error +
+correct), 0 when both are 0. Overall, each is the unweighted mean of the four subsets' values,
+as the paper averages F1. A null prediction never matches (see `step_index`: it is stored as -2
+and counted); runs combine by majority.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar
+
+import numpy as np
+import pyarrow as pa
+from pydantic import AfterValidator, Field, field_validator
+
+from mathjudge.benchmarks.processbench import SPEC, SUBSET_ORDER
+from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, as_stored
+from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.scorer import Scorer, grouped_sums_sql
+
+CLUSTER = "problem_id"
+MAX_STEP = 10_000
+
+
+class Prediction(PredictionRow):
+    """The 0-based index of the earliest wrong paragraph, -1 for none, null for no answer."""
+
+    error_step: Annotated[int | None, AfterValidator(as_stored)] = Field(
+        description="0-based index of the earliest wrong paragraph; -1 = no error; null = no "
+        "answer (counted as wrong)"
+    )
+
+    arrow_types: ClassVar[dict[str, pa.DataType]] = {"error_step": pa.int16()}
+    requires_one_of: ClassVar[tuple[str, ...]] = ("error_step",)
+
+    @field_validator("error_step", mode="before")
+    @classmethod
+    def _an_index_or_none(cls, value: object) -> object:
+        number = isinstance(value, int) and not isinstance(value, bool)
+        if number and not NO_ERROR <= value <= MAX_STEP:  # type: ignore[operator]
+            raise ValueError(f"must be -1 (no error), a paragraph index 0 to {MAX_STEP}, or null")
+        return value
+
+
+def _statistics() -> dict[str, str]:
+    out = {}
+    for j, subset in enumerate(SUBSET_ORDER):
+        s = f"subset_name = '{subset}'"
+        out |= {
+            f"err{j}": f"count_if({s} AND label <> -1)",
+            f"err_hit{j}": f"count_if({s} AND label <> -1 AND error_step = label)",
+            f"cor{j}": f"count_if({s} AND label = -1)",
+            f"cor_hit{j}": f"count_if({s} AND label = -1 AND error_step = -1)",
+        }
+    return out | {"items": "count(*)", "no_answer": f"count_if(error_step = {NO_ANSWER})"}
+
+
+STATISTICS = _statistics()
+
+
+def stats_sql(fields: tuple[str, ...]) -> str:
+    return grouped_sums_sql(STATISTICS)
+
+
+def harmonic(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """2ab / (a + b), 0 where a + b = 0, NaN where either is undefined."""
+    total = a + b
+    return np.where(total > 0, 2 * a * b / np.where(total > 0, total, 1), 0.0) + 0 * total
+
+
+def _mean_defined(cells: list[np.ndarray]) -> np.ndarray:
+    stacked = np.stack(cells)
+    defined = ~np.isnan(stacked)
+    count = defined.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, np.where(defined, stacked, 0).sum(axis=0) / count, np.nan)
+
+
+def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Per-subset values from their counts (NaN for a subset without items of a kind), then
+    each overall value as the mean over the subsets where it is defined."""
+    errors, corrects, f1s = [], [], []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j in range(len(SUBSET_ORDER)):
+            err = sums[f"err_hit{j}"] / np.where(sums[f"err{j}"] > 0, sums[f"err{j}"], np.nan)
+            cor = sums[f"cor_hit{j}"] / np.where(sums[f"cor{j}"] > 0, sums[f"cor{j}"], np.nan)
+            errors.append(err)
+            corrects.append(cor)
+            f1s.append(harmonic(err, cor))
+        items = np.where(sums["items"] > 0, sums["items"], np.nan)
+        return {
+            "f1": _mean_defined(f1s),
+            "error_accuracy": _mean_defined(errors),
+            "correct_accuracy": _mean_defined(corrects),
+            "no_answer_rate": sums["no_answer"] / items,
+        }
+
+
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=(CLUSTER, "subset_name", "label"),
+    scored_fields=("error_step",),
+    metrics=SPEC.metrics,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes={"subset_name": "subset_name"},
+    reducer=MAJORITY,
+)
