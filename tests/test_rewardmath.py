@@ -277,7 +277,9 @@ def test_process_reward_model_under_each_aggregation(tiny: Path, tmp_path: Path)
 
 def test_prediction_rules(tiny: Path, tmp_path: Path) -> None:
     both = [{"item_id": i, "score": 1.0, "step_scores": [0.5]} for p in range(3) for i in _ids(p)]
-    with pytest.raises(ValidationFailed, match=r"p\.jsonl:1: .*give score or step_scores, not both"):
+    with pytest.raises(
+        ValidationFailed, match=r"p\.jsonl:1: .*give score or step_scores, not both"
+    ):
         _scores("rewardmath", both, tiny, tmp_path)
     out_of_range = [{"item_id": i, "step_scores": [1.5]} for p in range(3) for i in _ids(p)]
     with pytest.raises(ValidationFailed, match=r"p\.jsonl:1 \[step_scores\.0\]"):
