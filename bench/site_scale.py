@@ -3,7 +3,7 @@
 Setup (not timed, cached in the workdir): builds StepMathBench, the Open Proof Corpus and
 ArxivMathGradingBench from `MATHJUDGE_MIRROR`, scores `--judges` synthetic judges of varying
 quality on each (B = `--bootstrap`), and imports the papers' reported tables. Measured:
-`publish_site` (the leaderboard document with rank intervals, then the export incl. item
+`publish_and_render` (the leaderboard document with rank intervals, then the export incl. item
 explorer data, plots, every page; no datasets needed), the overview page's size (plots are separate files, so excluded by construction)
 and the size of the whole site.
 
@@ -35,11 +35,11 @@ from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.compare import compare
-from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.evaluate.ranks import rank_benchmark
-from mathjudge.evaluate.reported import import_reported
-from mathjudge.site import publish_site
+from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.publish.reported import import_reported
+from mathjudge.scoring.compare import compare
+from mathjudge.scoring.evaluator import evaluate_file
+from mathjudge.site import publish_and_render
 from mathjudge.store import read
 
 BUILDERS = {
@@ -151,7 +151,7 @@ def main() -> None:
 
     out = args.workdir / "site"
     started = time.perf_counter()
-    index = publish_site(store, out)
+    index = publish_and_render(store, out)
     build_s = time.perf_counter() - started
     overview_kb = index.stat().st_size / 1024
     files = [p for p in out.rglob("*") if p.is_file()]

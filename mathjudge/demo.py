@@ -29,7 +29,7 @@ from mathjudge.errors import MathJudgeError
 from mathjudge.judges.baselines import run_baseline_outputs
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.progress import console, progress_bar
-from mathjudge.site import publish_site
+from mathjudge.site import publish_and_render
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
 from mathjudge.spec.submission import SubmissionMeta
 from mathjudge.submissions.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
@@ -287,5 +287,5 @@ def run_demo(
         f"synced {_repo(workdir)}: {len(synced.evaluated)} scored, "
         f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
     )
-    report.site = publish_site(store, workdir / "site")
+    report.site = publish_and_render(store, workdir / "site")
     return report

@@ -1,17 +1,18 @@
-"""Publishing the site: the one sequence `leaderboard build` and the demo share. Kept apart from
-the demo so that building the site never loads the judges or the model client."""
+"""Publish the leaderboard document, then render the site: the one sequence `leaderboard build`
+and the demo share. Kept apart from the demo so that building the site never loads the judges or
+the model client."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mathjudge.evaluate.publish import publish
 from mathjudge.leaderboard.pageprocess import PageProcess
 from mathjudge.leaderboard.render import build_site
+from mathjudge.publish.document import publish
 
 
-def publish_site(store: Path, out: Path, *, release: str | None = None) -> Path:
-    """Publish the leaderboard document into `store` (scores, ranks: `evaluate.publish`) and
+def publish_and_render(store: Path, out: Path, *, release: str | None = None) -> Path:
+    """Publish the leaderboard document into `store` (scores, ranks: `publish.document`) and
     render it at `out` (`leaderboard`); returns the index page's path. The page process starts
     first, so that its imports overlap the publishing."""
     with PageProcess() as helper:

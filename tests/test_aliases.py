@@ -13,8 +13,8 @@ import pytest
 
 from mathjudge import registry
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.aliases import compare_pair, parse, table
-from mathjudge.evaluate.reported import load_reported
+from mathjudge.publish.aliases import compare_pair, parse, table
+from mathjudge.publish.reported import load_reported
 
 
 def _existing(mirror: Path) -> set[tuple[str, str, str]]:

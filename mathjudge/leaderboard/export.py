@@ -1,7 +1,7 @@
 """The stored leaderboard document -> plain data files (`leaderboard.json`, per-benchmark
 CSV/JSON downloads, the item explorer's Parquet files).
 
-`evaluate.publish` stores the document (latest submission per judge, ranks, presentation
+`publish.document` stores the document (latest submission per judge, ranks, presentation
 facts); this module reads it, adds the download names and the per-item data (items and
 predictions, read from the store), and writes the files. The pages are rendered from these
 files only, so what a reader downloads is exactly what the pages show. Values stay in natural
@@ -85,7 +85,7 @@ def _items(con: Any, document: LeaderboardDocument, data_dir: Path) -> list[dict
 
 
 def read_document(con: Any, store: Path) -> LeaderboardDocument:
-    """The document `evaluate.publish` stored; an error naming the store when there is none."""
+    """The document `publish.document` stored; an error naming the store when there is none."""
     text = read.document(con, DOCUMENT)
     if text is None:
         raise MathJudgeError(

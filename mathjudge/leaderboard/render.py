@@ -30,6 +30,7 @@ from mathjudge.errors import MathJudgeError
 from mathjudge.leaderboard.board import Standing, board, chart, cross_view, standing
 from mathjudge.leaderboard.export import LEADERBOARD_JSON, OVERVIEW, export_data
 from mathjudge.leaderboard.itempages import item_views
+from mathjudge.leaderboard.metafields import meta_fields
 from mathjudge.leaderboard.modelpages import comparisons, model_views
 from mathjudge.leaderboard.pageprocess import PageProcess
 from mathjudge.leaderboard.pages import (
@@ -41,8 +42,7 @@ from mathjudge.leaderboard.pages import (
     judge_page,
     model_page,
 )
-from mathjudge.leaderboard.publish import publish
-from mathjudge.leaderboard.submit import meta_fields
+from mathjudge.leaderboard.swap import swap_in
 from mathjudge.leaderboard.views import (
     benchmark_view,
     bootstrap_text,
@@ -63,7 +63,7 @@ def build_site(
     store: Path, out: Path, *, release: str | None = None, helper: PageProcess | None = None
 ) -> Path:
     """Render the leaderboard document published in the results `store` (see
-    `evaluate.publish`) as a static site at `out` (replaced atomically); returns the path of
+    `publish.document`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
@@ -96,7 +96,7 @@ def build_site(
             shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
             render_site(site, only_index=True)
 
-    publish(out, fill, marker=f"data/{LEADERBOARD_JSON}")
+    swap_in(out, fill, marker=f"data/{LEADERBOARD_JSON}")
     return out / "index.html"
 
 

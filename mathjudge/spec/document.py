@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`evaluate.publish` assembles it from the results store (scores, ranks, each benchmark's
+`publish.document` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.
@@ -33,7 +33,7 @@ class ScoreRow(_Model):
 
 
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `evaluate/aliases.yaml`).
+    """The model behind a judge (the curated alias table, `publish/aliases.yaml`).
 
     `pipeline` names the agent or pipeline the judge is, where it is one built on the model
     ("StepMathAgent", "Arena-Hard judge prompt"): such a result belongs to the pipeline running

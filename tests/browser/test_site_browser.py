@@ -30,12 +30,12 @@ from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.evaluate.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl as write_predictions
 from mathjudge.leaderboard.pages import judge_page
-from mathjudge.site import publish_site
+from mathjudge.publish.reported import import_reported
+from mathjudge.scoring.evaluator import evaluate_file
+from mathjudge.site import publish_and_render
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -130,7 +130,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
         )  # fmt: skip
         results_store.save(store, result)
     import_reported(mirror / "reported", store)
-    publish_site(store, built.root)
+    publish_and_render(store, built.root)
     return built
 
 
@@ -399,7 +399,8 @@ def test_submit_page_lists_the_meta_schema(site: Site, watched: Watched) -> None
     assert page.url.endswith("submit.html")
     fields = page.locator("table tbody th code").all_inner_texts()
     assert fields == ["judge", "model", "model_version", "organization", "link", "date",
-                      "prompt", "config", "open_weights", "license", "contact"]  # fmt: skip
+                      "prompt", "config", "open_weights", "license", "contact", "kind",
+                      "converted_from"]  # fmt: skip
     assert "mathjudge submit BENCH predictions.jsonl --meta meta.yaml" in page.inner_text("main")
     _shot(page, "submit.png")
     assert watched.problems == []

@@ -1,7 +1,7 @@
 """Publish time: turn the results store into the leaderboard document and store it.
 
 Ranks, rank intervals and tie groups are statistics, so they are computed here (see
-`evaluate.ranks`), with the B and seed the judges were scored with; each benchmark's
+`publish.ranks`), with the B and seed the judges were scored with; each benchmark's
 presentation facts come from its spec. The site (`mathjudge.leaderboard`) renders the stored
 document and nothing else, so what it shows is a pure function of the store.
 """
@@ -18,9 +18,9 @@ from mathjudge import __version__, registry, store
 from mathjudge.dataio.reported import SOURCE as REPORTED
 from mathjudge.display import summary
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.aliases import AliasTable, compare_pair
-from mathjudge.evaluate.aliases import table as alias_table
-from mathjudge.evaluate.ranks import rank_benchmark
+from mathjudge.publish.aliases import AliasTable, compare_pair
+from mathjudge.publish.aliases import table as alias_table
+from mathjudge.publish.ranks import rank_benchmark
 from mathjudge.spec.document import (
     DOCUMENT,
     BenchmarkDocument,

@@ -113,8 +113,8 @@ def parse(text: str, where: str) -> AliasTable:
 @functools.cache
 def table() -> AliasTable:
     """The shipped table (parsed once)."""
-    text = resources.files("mathjudge.evaluate").joinpath(TABLE).read_text(encoding="utf-8")
-    return parse(text, f"mathjudge/evaluate/{TABLE}")
+    text = resources.files("mathjudge.publish").joinpath(TABLE).read_text(encoding="utf-8")
+    return parse(text, f"mathjudge/publish/{TABLE}")
 
 
 # Verdicts from worst to best: a pair's verdict is the worst of its headline rows.
