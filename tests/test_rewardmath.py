@@ -24,7 +24,7 @@ from mathjudge.benchmarks.rewardmath import build as rewardmath
 from mathjudge.benchmarks.rewardmath import outputs
 from mathjudge.dataio.writer import Build, CardInfo, Table, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rewardmath"
 
