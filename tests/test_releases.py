@@ -152,7 +152,17 @@ def test_recording_keeps_every_release_and_the_latest_detail_only() -> None:
 
 # ---- the real datasets -------------------------------------------------------------------------
 
-RECORDED = ("stepmathbench", "opc", "arxivmathgradingbench", "mrmath", "judgebench")
+RECORDED = (
+    "stepmathbench",
+    "opc",
+    "arxivmathgradingbench",
+    "mrmath",
+    "judgebench",
+    "rewardmath",
+    "rewardbench_math",
+    "mathcheck_gsm",
+    "processbench",
+)
 
 
 @pytest.mark.parametrize("name", RECORDED)

@@ -61,6 +61,7 @@ def load(folder: Path) -> list[EvaluationResult]:
             for s in cell_score(row, column, ("overall", "all", n), metric, 100)
         ]
         meta = {
+            "kind": "reward_model" if table == "3" else "llm_judge",
             "judge_as_printed": judge,
             "model_as_printed": model,
             "pairs": "the 350 GPT-4o response pairs",

@@ -94,6 +94,9 @@ def load(folder: Path) -> list[EvaluationResult]:
                 scores += _scores(row, f1=True, accuracies=True, average=False)
         first = group[0]
         meta: dict[str, Any] = {
+            "kind": "process_reward_model"
+            if first.text("setting").startswith("prm")
+            else "llm_judge",
             "setting": SETTINGS[first.text("setting")],
             "group_as_printed": first.text("group"),
             "labels": "as released on 2024-12-10 (math-688 labelled 2)",

@@ -53,6 +53,7 @@ def load(folder: Path) -> list[EvaluationResult]:
         ]
         first = rows[0]
         meta = {
+            "kind": "process_reward_model" if first.text("aggregation") else "reward_model",
             "model": first.text("model_linked"),
             "group_as_printed": ", ".join(dict.fromkeys(r.text("group_as_printed") for r in rows)),
             "quoted_from": f'"{PAPER.title}", arXiv:{PAPER.arxiv} (Kim et al., 2024)',
