@@ -178,7 +178,8 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         # the judge outputs MR-MATH and JudgeBench publish, each a complete submission
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
-            "WHERE benchmark IN (SELECT unnest(?)) GROUP BY ALL ORDER BY ALL",
+            "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
+            "GROUP BY ALL ORDER BY ALL",
             [list(published)],
         ).fetchall()
         reported = dict(

@@ -190,3 +190,12 @@ def test_the_paper_tables_as_reported_results(mirror: Path) -> None:
     )
     assert "Skywork-PRM-7B (respective thresholds)" in results
     assert all(r.source == "reported" and r.citation for r in results.values())
+
+
+def test_a_folder_of_neither_layout_is_refused_at_once(tmp_path: Path) -> None:
+    (tmp_path / "unrelated.txt").write_text("not a dataset")
+    with pytest.raises(MathJudgeError) as exc:
+        processbench.build(tmp_path)
+    message = str(exc.value)
+    assert "no Qwen/ProcessBench snapshot" in message
+    assert "nor the files of QwenLM/ProcessBench at 2f2fd8ae590a (dataset/gsm8k.json" in message

@@ -158,10 +158,6 @@ RECORDED = (
     "arxivmathgradingbench",
     "mrmath",
     "judgebench",
-    "rewardmath",
-    "rewardbench_math",
-    "mathcheck_gsm",
-    "processbench",
 )
 
 

@@ -95,6 +95,29 @@ def commit_mirror(source: Source, source_dir: Path | None) -> Path | None:
     return None
 
 
+def snapshot_or_commit(
+    hub: Source, source: Source, source_dir: Path | None, patterns: tuple[str, ...] | None = None
+) -> Snapshot:
+    """`resolve_snapshot(hub, ...)` for a builder that found no mirror of the commit `source`
+    (`commit_mirror`): a failure names both layouts the builder would have taken. A folder given
+    as `source_dir` is taken as a snapshot only if it (or its `hub.mirror_name` subfolder) has
+    the README.md every Hub dataset repo has, so a wrong folder fails at once instead of being
+    read whole."""
+    files = ", ".join(f.path for f in source.files)
+    both = f"nor the files of {source.repo} at {source.revision[:12]} ({files})"
+    if source_dir is not None and not any(
+        (folder / "README.md").is_file() for folder in (source_dir / hub.mirror_name, source_dir)
+    ):
+        raise MathJudgeError(
+            f"{source_dir}: no {hub.repo} snapshot (a README.md and data files) in it or in "
+            f"{hub.mirror_name}/, {both}"
+        )
+    try:
+        return resolve_snapshot(hub, source_dir, patterns)
+    except MathJudgeError as exc:
+        raise MathJudgeError(f"{exc}; {both}") from exc
+
+
 def _digest_error(origin: str, actual: str, expected: str) -> MathJudgeError:
     return MathJudgeError(
         f"{origin}: sha256 {actual} does not match the pinned {expected}; "

@@ -35,7 +35,7 @@ from mathjudge.dataio.sources import (
     Source,
     commit_mirror,
     resolve,
-    resolve_snapshot,
+    snapshot_or_commit,
 )
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
@@ -127,7 +127,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
         path = resolved[CHECKLIST].path
         sources: tuple[tuple[Source, dict[str, ResolvedFile]], ...] = ((source, resolved),)
     else:
-        snapshot = resolve_snapshot(HUB, source_dir, patterns=(HUB_FILE, "README.md"))
+        snapshot = snapshot_or_commit(HUB, source, source_dir, (HUB_FILE, "README.md"))
         if HUB_FILE not in snapshot.files:
             raise MathJudgeError(f"{snapshot.folder}: no {HUB_FILE} in the {HUB.repo} snapshot")
         path = snapshot.files[HUB_FILE].path

@@ -34,7 +34,7 @@ from mathjudge.dataio.sources import (
     Source,
     commit_mirror,
     resolve,
-    resolve_snapshot,
+    snapshot_or_commit,
 )
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
@@ -109,7 +109,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             rows += [solution(subset, i, r, r.where) for i, r in enumerate(read_json_array(path))]
         sources: tuple[tuple[Source, dict[str, ResolvedFile]], ...] = ((source, resolved),)
     else:
-        snapshot = resolve_snapshot(HUB, source_dir)
+        snapshot = snapshot_or_commit(HUB, source, source_dir)
         for subset in SUBSETS:
             raw = load_rows(snapshot.folder, HUB.repo, COLUMNS, split=subset)
             rows += [

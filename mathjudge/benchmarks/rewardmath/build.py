@@ -41,7 +41,7 @@ from mathjudge.dataio.sources import (
     Source,
     commit_mirror,
     resolve,
-    resolve_snapshot,
+    snapshot_or_commit,
 )
 from mathjudge.dataio.writer import Build, CardInfo, Table
 from mathjudge.errors import MathJudgeError
@@ -298,8 +298,8 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
         limitations: tuple[str, ...] = (NO_TEXTS,)
         matching = None
     else:
-        direct = resolve_snapshot(HUB_SOLUTIONS, source_dir)
-        pairwise = resolve_snapshot(HUB_GAMES, source_dir)
+        direct = snapshot_or_commit(HUB_SOLUTIONS, source, source_dir)
+        pairwise = snapshot_or_commit(HUB_GAMES, source, source_dir)
         solutions, games, matching = from_hub(
             load_rows(direct.folder, HUB_SOLUTIONS.repo, HUB_SOLUTION_COLUMNS),
             load_rows(pairwise.folder, HUB_GAMES.repo, HUB_GAME_COLUMNS),
