@@ -113,7 +113,7 @@ def time_ranks(store: Path) -> dict[str, float]:
     with read.reading(store) as con:
         subs = read.latest_submissions(con)
         for name in ("stepmathbench", "opc"):
-            mine = [s for s in subs if s["benchmark"] == name]
+            mine = [s for s in subs if s.benchmark == name]
             started = time.perf_counter()
             rank_benchmark(registry.get(name), mine, con)
             out[name] = time.perf_counter() - started

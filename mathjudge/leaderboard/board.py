@@ -156,7 +156,9 @@ class CrossView:
     rows: tuple[CrossRow, ...]
 
 
-def cross_view(views: list[BenchmarkView], docs: list[dict[str, Any]], models: list[dict]):
+def cross_view(
+    views: list[BenchmarkView], docs: list[dict[str, Any]], models: list[dict[str, Any]]
+) -> CrossView:
     index = {d["name"]: i for i, d in enumerate(docs)}
     subs = {(d["name"], s["id"]): s for d in docs for s in d["submissions"]}
     wide = [m for m in models if len({r["benchmark"] for r in m["results"]}) >= 2]
@@ -218,7 +220,7 @@ def chart(view: BenchmarkView, bench: dict[str, Any], rows: tuple[BoardRow, ...]
     lo, hi = lo - pad, hi + pad
 
     def at(x: float) -> float:
-        return round(100 * (x - lo) / (hi - lo), 2)
+        return float(round(100 * (x - lo) / (hi - lo), 2))
 
     out = tuple(
         ChartRow(row, at(v), at(ci[0]) if ci else None, at(ci[1]) if ci else None)

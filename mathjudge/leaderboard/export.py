@@ -148,8 +148,12 @@ def overview_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
 def write_meta(con: Any, document: LeaderboardDocument, data_dir: Path) -> None:
     """Each shown submission's whole meta as its own JSON file (`meta_file`), linked from the
     pages, which show only a bounded summary."""
-    wanted = {sub.id: sub.meta_file for bench in document.benchmarks for sub in bench.submissions}
-    wanted = {sid: path for sid, path in wanted.items() if path}
+    wanted = {
+        sub.id: sub.meta_file
+        for bench in document.benchmarks
+        for sub in bench.submissions
+        if sub.meta_file
+    }
     if not wanted:
         return
     (data_dir / "meta").mkdir(exist_ok=True)

@@ -151,14 +151,14 @@ def item_views(
                 judged=len(shown),
             )
         )
-    values = tuple(
+    facet_values = tuple(
         (c, tuple(sorted({r.facets[i] for r in index_rows}, key=natural_key)))
         for i, c in enumerate(facets)
     )
     index = ItemIndex(
         bench=view,
         path=locator.index,
-        facets=values,
+        facets=facet_values,
         gold_labels=tuple(f["label"] for f in fields),
         rows=tuple(index_rows),
         n_judges=len(judges),

@@ -152,12 +152,12 @@ def explorer(
         values = by_item[item_id]
         cells = []
         for f in used:
-            p = values.get(f["field"])
-            if p is None:
+            given = values.get(f["field"])
+            if given is None:
                 cells.append(("", "not given", True))
                 continue
-            gold = show_value(f["kind"], p["gold"], gold=True)
-            cells.append((gold, show_value(f["kind"], p["prediction"]), bool(p["agrees"])))
+            gold = show_value(f["kind"], given["gold"], gold=True)
+            cells.append((gold, show_value(f["kind"], given["prediction"]), bool(given["agrees"])))
         rows.append(
             ExplorerRow(
                 item_id=item_id,

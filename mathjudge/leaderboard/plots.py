@@ -20,12 +20,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.typing import RcKeyType
 
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
 WIDTH = 10.0  # inches: drawn for the full content width, so 12 pt text stays legible
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "mathjudge",
     "svg.fonttype": "none",
     "text.parse_math": False,
@@ -57,11 +58,12 @@ def _scores(sub: dict[str, Any], scope: str) -> Iterator[dict[str, Any]]:
     return (s for s in sub["scores"] if s["scope"] == scope)
 
 
-def _value(sub: dict[str, Any], metric: str, scope: str = "overall", subset: str = "all"):
-    for s in sub["scores"]:
-        if (s["scope"], s["subset"], s["metric"]) == (scope, subset, metric):
-            return s
-    return None
+def _value(
+    sub: dict[str, Any], metric: str, scope: str = "overall", subset: str = "all"
+) -> dict[str, Any] | None:
+    return next(
+        (s for s in _scores(sub, scope) if (s["subset"], s["metric"]) == (subset, metric)), None
+    )
 
 
 def _leading(show: BenchmarkPresentation, subs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -101,7 +103,7 @@ def _svg(fig: Any) -> str:
     return buffer.getvalue()
 
 
-def _bars(point: float, low: float | None, high: float | None, scale: float):
+def _bars(point: float, low: float | None, high: float | None, scale: float) -> tuple[float, float]:
     """(below, above) error-bar lengths from a scaled point to unscaled CI bounds. A percentile
     interval need not contain the point estimate; a bar then stops at the point."""
     below = 0.0 if low is None else max(0.0, point - low * scale)
@@ -110,10 +112,12 @@ def _bars(point: float, low: float | None, high: float | None, scale: float):
 
 
 def _label(sub: dict[str, Any]) -> str:
-    return sub["judge"] + (" (reported)" if sub["source"] == "reported" else "")
+    return str(sub["judge"]) + (" (reported)" if sub["source"] == "reported" else "")
 
 
-def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]):
+def _scope_bars(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
+) -> list[Plot]:
     # The first of the spec's metrics that any judge has in this scope.
     judges, subsets, metric = [], [], show.metric(spec.metrics[0])
     for key in spec.metrics:
@@ -130,7 +134,9 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str
     width = 0.8 / len(judges)
     with _figure(WIDTH, 5.2) as (fig, ax):
         for j, sub in enumerate(judges):
-            xs, ys, ci = [], [], ([], [], [])
+            xs: list[float] = []
+            ys: list[float] = []
+            ci: tuple[list[float], list[float], list[tuple[float, float]]] = ([], [], [])
             for i, subset in enumerate(subsets):
                 score = _value(sub, metric.key, spec.scope, subset)
                 if score is None or score["value"] is None:
@@ -164,7 +170,7 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]):
+def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]) -> list[Plot]:
     points = []
     for sub in _leading(show, subs):
         tpr, tnr = _value(sub, "tpr"), _value(sub, "tnr")
@@ -204,7 +210,7 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]):
+def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]) -> list[Plot]:
     series = []
     for sub in _leading(show, subs):
         lines = {}
@@ -238,13 +244,16 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]):
+def _bon_curve(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
+) -> list[Plot]:
     def curve(sub: dict[str, Any], metric: str) -> list[tuple[float, float]]:
-        return sorted(
-            (_number(x["subset"]), x["value"])
-            for x in _scores(sub, spec.scope)
-            if x["metric"] == metric and x["value"] is not None and _number(x["subset"])
-        )
+        points = []
+        for x in _scores(sub, spec.scope):
+            n = _number(x["subset"])
+            if x["metric"] == metric and x["value"] is not None and n:
+                points.append((n, float(x["value"])))
+        return sorted(points)
 
     judges = [(s, curve(s, "bon_score")) for s in _leading(show, subs)]
     judges = [(s, c) for s, c in judges if len(c) >= 2]  # one n is no curve against n
@@ -272,7 +281,9 @@ def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str,
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _confusion_heatmap(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]):
+def _confusion_heatmap(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
+) -> list[Plot]:
     plots = []
     with_matrix = [s for s in subs if s.get("extras", {}).get("confusion_matrix")]
     for n, sub in enumerate(sorted(with_matrix, key=lambda s: s["judge"])[:MAX_SERIES]):

@@ -143,10 +143,10 @@ def render_site(
         _judge_entries(site, view, bench, standings, judges)
     for (source, judge), entries in judges.items():
         first = entries[0].submission
-        view = JudgeView(
+        judge_view = JudgeView(
             judge, source, first["citation"], judge_page(source, judge), tuple(entries)
         )
-        page(view.page, "judge.html", judge=view)
+        page(judge_view.page, "judge.html", judge=judge_view)
     models = model_views(views, docs, doc.get("models", []))
     page("models/index.html", "models.html", models=models)
     for model in models:
@@ -455,7 +455,9 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def _render(site: Path, path: str, template: str, *, origin: dict[str, Any], **context: Any):
+def _render(
+    site: Path, path: str, template: str, *, origin: dict[str, Any], **context: Any
+) -> Path:
     target = site / path
     target.parent.mkdir(parents=True, exist_ok=True)
     root = "../" * path.count("/")

@@ -86,7 +86,7 @@ def benchmark_view(bench: dict[str, Any]) -> BenchmarkView:
     fallback = columns[0] if columns else show.metric(show.headline or "value")
     headline = next((m for m in columns if m.key == show.headline), fallback)
     scopes = sorted({s["scope"] for sub in subs for s in sub["scores"]}, key=show.scope_rank)
-    sections, anchors = [], set()
+    sections, anchors = [], set[str]()
     for scope in scopes:
         spec = show.scope(scope)
         subsets = {s["subset"] for sub in subs for s in sub["scores"] if s["scope"] == scope}

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mathjudge.spec.presentation import BenchmarkPresentation
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION: Literal[4] = 4
 DOCUMENT = "leaderboard"  # the name the published document is stored under
 
 
