@@ -25,8 +25,9 @@ def document(mirror: Path, tmp_path_factory: pytest.TempPathFactory):
     store = root / "results.duckdb"
     for name in ("judgebench", "rewardmath"):
         spec = registry.get(name)
-        write_dataset(spec.builder().build(mirror), root / "datasets")
-        converted = spec.resolve(spec.outputs)(name, mirror)
+        write_dataset(registry.builder(name).build(mirror), root / "datasets")
+        assert spec.outputs is not None
+        converted = registry.resolve(name, spec.outputs)(name, mirror)
         for c, done in zip(converted, write_all(converted, root / name), strict=True):
             result = evaluate_file(
                 name, done.predictions, c.judge, datasets_dir=root / "datasets", n_boot=200,
@@ -80,10 +81,11 @@ def test_rewardmath_quoted_accuracies(document) -> None:
 
 def test_imported_judges_say_where_they_come_from(document) -> None:
     bench = next(b for b in document.benchmarks if b.name == "rewardmath")
-    kinds = {s.judge: (s.provenance, s.kind) for s in bench.submissions}
-    assert kinds["ReasonEval-7B"] == ("published_outputs", "process_reward_model")
-    assert kinds["GPT-4o (1-10 rating)"] == ("published_outputs", "llm_judge")
-    assert kinds["Internlm2-7b-reward"] == ("paper", "reward_model")
+    kinds = {(s.source, s.judge): (s.provenance, s.kind) for s in bench.submissions}
+    assert kinds[("reproduced", "ReasonEval-7B")] == ("published_outputs", "process_reward_model")
+    assert kinds[("reported", "ReasonEval-7B")] == ("paper", "process_reward_model")
+    assert kinds[("reproduced", "GPT-4o (1-10 rating)")] == ("published_outputs", "llm_judge")
+    assert kinds[("reported", "Internlm2-7b-reward")] == ("paper", "reward_model")
     assert bench.notes[-1] == "texts: on the Hub; this build carries ids, labels and the problem"
     judgebench = next(b for b in document.benchmarks if b.name == "judgebench")
     arena = next(s for s in judgebench.submissions if s.judge == "Arena-Hard Judge (GPT-4o)")

@@ -30,6 +30,7 @@ import pyarrow as pa
 from pydantic import Field, model_validator
 
 from mathjudge.benchmarks.rewards import AGGREGATIONS, DEFAULT_AGGREGATION
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer
 
@@ -186,15 +187,14 @@ def stats_sql_for(cluster: str, correct: str) -> Callable[[tuple[str, ...]], str
 
 def finalize_for(mrr: bool) -> Callable[[dict[str, np.ndarray], tuple[str, ...]], Any]:
     def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            problems = np.where(sums["problems"] > 0, sums["problems"], np.nan)
-            out = {}
-            for suffix in _expressions(fields):
-                out[f"accuracy{suffix}"] = sums[f"correct{suffix}"] / problems
-                if mrr:
-                    out[f"mrr{suffix}"] = sums[f"rr{suffix}"] / problems
+        problems = sums["problems"]
+        out = {}
+        for suffix in _expressions(fields):
+            out[f"accuracy{suffix}"] = ratio(sums[f"correct{suffix}"], problems)
             if mrr:
-                out["accuracy_with_ties"] = sums["correct_ties"] / problems
+                out[f"mrr{suffix}"] = ratio(sums[f"rr{suffix}"], problems)
+        if mrr:
+            out["accuracy_with_ties"] = ratio(sums["correct_ties"], problems)
         return out
 
     return finalize

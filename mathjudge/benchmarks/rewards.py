@@ -25,8 +25,16 @@ DEFAULT_AGGREGATION = "prod"
 
 
 def _pct(key: str, label: str, description: str, field: str | None = None) -> MetricSpec:
+    """A per-problem rate: its n is the problems scored (the statistic `problems`)."""
     return MetricSpec(
-        key, label, description, scale=100, decimals=2, direction="higher", field=field
+        key,
+        label,
+        description,
+        scale=100,
+        decimals=2,
+        direction="higher",
+        field=field,
+        n_from="problems",
     )
 
 

@@ -159,10 +159,12 @@ def parse_pins(benchmark: str, data: Any, path: Path) -> Pins:
         where = f"hub[{i}]"
         if not isinstance(entry, dict):
             raise bad(where, "expected a mapping with repo, revision and mirror")
-        values = {k: entry.get(k) for k in ("repo", "revision", "mirror")}
-        for key, value in values.items():
+        values: dict[str, str] = {}
+        for key in ("repo", "revision", "mirror"):
+            value = entry.get(key)
             if not isinstance(value, str) or not value.strip():
                 raise bad(f"{where}.{key}", "must be non-empty text")
+            values[key] = value
         hub_sources.append(
             Source("huggingface", values["repo"], values["revision"], values["mirror"], ())
         )

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mathjudge.benchmarks.mathcheck_gsm import SPEC, VARIANT_ORDER
+from mathjudge.benchmarks.mathcheck_gsm import VARIANT_ORDER
+from mathjudge.benchmarks.stats import f1, ratio
 from mathjudge.benchmarks.verdict_metrics import Prediction
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
@@ -22,7 +23,7 @@ CLUSTER = "group_id"
 
 
 def _statistics() -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for j, name in enumerate(VARIANT_ORDER):
         v = f"variant_name = '{name}'"
         out |= {
@@ -44,18 +45,16 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 
 def class_f1(hits: np.ndarray, predicted: np.ndarray, actual: np.ndarray) -> np.ndarray:
-    """2 * hits / (predicted + actual), 0 where both are 0."""
-    den = predicted + actual
-    return np.where(den > 0, 2 * hits / np.where(den > 0, den, 1), 0.0)
+    """`stats.f1`, but 0 where a class has neither predictions nor members: sklearn's zero
+    division, which the authors' macro-F1 over both labels inherits."""
+    return np.where(predicted + actual == 0, 0.0, f1(hits, predicted, actual))
 
 
 def mean_of_variants(cells: list[np.ndarray], present: list[np.ndarray]) -> np.ndarray:
     """The mean of the variant cells that have items (NaN where none has)."""
     values = np.stack(cells)
     has = np.stack(present)
-    count = has.sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(count > 0, np.where(has, values, 0).sum(axis=0) / count, np.nan)
+    return ratio(np.where(has, values, 0).sum(axis=0), has.sum(axis=0))
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
@@ -66,12 +65,10 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
         f1_neg = class_f1(sums[f"tn{j}"], sums[f"pn{j}"], neg)
         cells.append((f1_pos + f1_neg) / 2)
         present.append(pos + neg > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        items = np.where(sums["items"] > 0, sums["items"], np.nan)
-        return {
-            "macro_f1": mean_of_variants(cells, present),
-            "unparsed_rate": sums["unparsed"] / items,
-        }
+    return {
+        "macro_f1": mean_of_variants(cells, present),
+        "unparsed_rate": ratio(sums["unparsed"], sums["items"]),
+    }
 
 
 SCORER = Scorer(
@@ -79,7 +76,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, "variant_name", "label"),
     scored_fields=("verdict",),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes={"variant_name": "variant_name"},

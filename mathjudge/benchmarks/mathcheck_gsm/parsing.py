@@ -97,7 +97,7 @@ def process(reply: str) -> Parsed:
     candidates = [pieces[-2]] if len(pieces) >= 2 else []
     for piece in [*candidates, pieces[0]]:
         found = _sentence(piece)
-        if found == "unreadable":
+        if isinstance(found, str):  # "unreadable"
             return Parsed(None, "closing sentence, unreadable casing")
         if found is not None:
             return Parsed(found, "closing sentence")

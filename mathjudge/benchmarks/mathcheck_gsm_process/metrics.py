@@ -18,7 +18,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from mathjudge.benchmarks.mathcheck_gsm import VARIANT_ORDER
 from mathjudge.benchmarks.mathcheck_gsm.metrics import mean_of_variants
-from mathjudge.benchmarks.mathcheck_gsm_process import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, as_stored
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
@@ -51,7 +51,7 @@ class Prediction(PredictionRow):
 
 
 def _statistics() -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for j, name in enumerate(VARIANT_ORDER):
         v = f"variant_name = '{name}'"
         out |= {f"n{j}": f"count_if({v})", f"hit{j}": f"count_if({v} AND error_step = label)"}
@@ -67,15 +67,13 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cells = [sums[f"hit{j}"] / sums[f"n{j}"] for j in range(len(VARIANT_ORDER))]
-        present = [sums[f"n{j}"] > 0 for j in range(len(VARIANT_ORDER))]
-        items = np.where(sums["items"] > 0, sums["items"], np.nan)
-        return {
-            "accuracy": mean_of_variants(cells, present),
-            "unparsed_rate": sums["unparsed"] / items,
-            "no_error_rate": sums["no_error"] / items,
-        }
+    cells = [ratio(sums[f"hit{j}"], sums[f"n{j}"]) for j in range(len(VARIANT_ORDER))]
+    present = [sums[f"n{j}"] > 0 for j in range(len(VARIANT_ORDER))]
+    return {
+        "accuracy": mean_of_variants(cells, present),
+        "unparsed_rate": ratio(sums["unparsed"], sums["items"]),
+        "no_error_rate": ratio(sums["no_error"], sums["items"]),
+    }
 
 
 SCORER = Scorer(
@@ -83,7 +81,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, "variant_name", "label"),
     scored_fields=("error_step",),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes={"variant_name": "variant_name"},

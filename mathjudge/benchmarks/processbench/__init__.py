@@ -8,8 +8,10 @@ from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, Scop
 SUBSET_ORDER = ("gsm8k", "math", "olympiadbench", "omnimath")
 
 
-def _pct(key: str, label: str, description: str) -> MetricSpec:
-    return MetricSpec(key, label, description, scale=100, decimals=1, direction="higher")
+def _pct(key: str, label: str, description: str, n_from: str | None = None) -> MetricSpec:
+    return MetricSpec(
+        key, label, description, scale=100, decimals=1, direction="higher", n_from=n_from
+    )
 
 
 SPEC = BenchmarkSpec(
@@ -42,12 +44,14 @@ SPEC = BenchmarkSpec(
                     "Error acc.",
                     "Share of erroneous solutions whose earliest wrong paragraph is named "
                     "exactly, ×100; overall, the mean over the subsets.",
+                    n_from="errors",
                 ),
                 _pct(
                     "correct_accuracy",
                     "Correct acc.",
                     "Share of correct solutions judged to have no wrong paragraph, ×100; "
                     "overall, the mean over the subsets.",
+                    n_from="corrects",
                 ),
                 MetricSpec(
                     "no_answer_rate",
@@ -67,7 +71,7 @@ SPEC = BenchmarkSpec(
         Baseline(
             key="no-error",
             judge_name="Constant (no error)",
-            run="constant:no_error",
+            run="mathjudge.benchmarks.constant:no_error",
             partial=False,
             description="Judges every solution free of errors (-1): all correct solutions right, "
             "no erroneous one, so F1 0.",
@@ -75,7 +79,7 @@ SPEC = BenchmarkSpec(
         Baseline(
             key="first-paragraph",
             judge_name="Constant (first paragraph wrong)",
-            run="constant:first_paragraph",
+            run="mathjudge.benchmarks.constant:first_paragraph",
             partial=False,
             description="Names the first paragraph (0) as the earliest wrong one in every "
             "solution: right wherever the error is at the start.",

@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field, field_validator
 
-from mathjudge.benchmarks.processbench import SPEC, SUBSET_ORDER
+from mathjudge.benchmarks.processbench import SUBSET_ORDER
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, as_stored
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
@@ -45,7 +46,7 @@ class Prediction(PredictionRow):
 
 
 def _statistics() -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for j, subset in enumerate(SUBSET_ORDER):
         s = f"subset_name = '{subset}'"
         out |= {
@@ -54,7 +55,11 @@ def _statistics() -> dict[str, str]:
             f"cor{j}": f"count_if({s} AND label = -1)",
             f"cor_hit{j}": f"count_if({s} AND label = -1 AND error_step = -1)",
         }
-    return out | {"items": "count(*)", "no_answer": f"count_if(error_step = {NO_ANSWER})"}
+    return out | {
+        "errors": "count_if(label <> -1)",
+        "corrects": "count_if(label = -1)",
+        "no_answer": f"count_if(error_step = {NO_ANSWER})",
+    }
 
 
 STATISTICS = _statistics()
@@ -65,37 +70,34 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 
 def harmonic(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """2ab / (a + b), 0 where a + b = 0, NaN where either is undefined."""
+    """2ab / (a + b): 0 where a + b = 0 (both accuracies 0), NaN where either is undefined."""
     total = a + b
-    return np.where(total > 0, 2 * a * b / np.where(total > 0, total, 1), 0.0) + 0 * total
+    return np.where(total == 0, 0.0, ratio(2 * a * b, total))
 
 
-def _mean_defined(cells: list[np.ndarray]) -> np.ndarray:
+def mean_defined(cells: list[np.ndarray]) -> np.ndarray:
+    """The mean of the cells where they are defined (NaN where none is)."""
     stacked = np.stack(cells)
     defined = ~np.isnan(stacked)
-    count = defined.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, np.where(defined, stacked, 0).sum(axis=0) / count, np.nan)
+    return ratio(np.where(defined, stacked, 0).sum(axis=0), defined.sum(axis=0))
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Per-subset values from their counts (NaN for a subset without items of a kind), then
     each overall value as the mean over the subsets where it is defined."""
     errors, corrects, f1s = [], [], []
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for j in range(len(SUBSET_ORDER)):
-            err = sums[f"err_hit{j}"] / np.where(sums[f"err{j}"] > 0, sums[f"err{j}"], np.nan)
-            cor = sums[f"cor_hit{j}"] / np.where(sums[f"cor{j}"] > 0, sums[f"cor{j}"], np.nan)
-            errors.append(err)
-            corrects.append(cor)
-            f1s.append(harmonic(err, cor))
-        items = np.where(sums["items"] > 0, sums["items"], np.nan)
-        return {
-            "f1": _mean_defined(f1s),
-            "error_accuracy": _mean_defined(errors),
-            "correct_accuracy": _mean_defined(corrects),
-            "no_answer_rate": sums["no_answer"] / items,
-        }
+    for j in range(len(SUBSET_ORDER)):
+        err = ratio(sums[f"err_hit{j}"], sums[f"err{j}"])
+        cor = ratio(sums[f"cor_hit{j}"], sums[f"cor{j}"])
+        errors.append(err)
+        corrects.append(cor)
+        f1s.append(harmonic(err, cor))
+    return {
+        "f1": mean_defined(f1s),
+        "error_accuracy": mean_defined(errors),
+        "correct_accuracy": mean_defined(corrects),
+        "no_answer_rate": ratio(sums["no_answer"], sums["errors"] + sums["corrects"]),
+    }
 
 
 SCORER = Scorer(
@@ -103,7 +105,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, "subset_name", "label"),
     scored_fields=("error_step",),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes={"subset_name": "subset_name"},

@@ -9,7 +9,6 @@ from mathjudge.benchmarks.reward_scoring import (
     reducer,
     stats_sql_for,
 )
-from mathjudge.benchmarks.rewardbench_math import SPEC
 from mathjudge.spec.scorer import Scorer
 
 CLUSTER = "problem_id"
@@ -20,7 +19,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, CORRECT, "subject", "level"),
     scored_fields=("score", "step_scores"),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql_for(CLUSTER, CORRECT),
     finalize=finalize_for(mrr=False),
     scopes={"subject": "subject", "level": "level"},

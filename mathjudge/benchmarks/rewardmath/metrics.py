@@ -9,7 +9,6 @@ from mathjudge.benchmarks.reward_scoring import (
     reducer,
     stats_sql_for,
 )
-from mathjudge.benchmarks.rewardmath import SPEC
 from mathjudge.spec.scorer import Scorer
 
 CLUSTER = "problem_index"
@@ -20,7 +19,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, CORRECT),
     scored_fields=("score", "step_scores"),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql_for(CLUSTER, CORRECT),
     finalize=finalize_for(mrr=True),
     reducer=reducer(CLUSTER, CORRECT),

@@ -9,8 +9,16 @@ from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec
 
 
-def _pct(key: str, label: str, description: str, direction: Direction = "higher") -> MetricSpec:
-    return MetricSpec(key, label, description, scale=100, decimals=2, direction=direction)
+def _pct(
+    key: str,
+    label: str,
+    description: str,
+    direction: Direction = "higher",
+    n_from: str | None = None,
+) -> MetricSpec:
+    return MetricSpec(
+        key, label, description, scale=100, decimals=2, direction=direction, n_from=n_from
+    )
 
 
 SPEC = BenchmarkSpec(
@@ -36,12 +44,14 @@ SPEC = BenchmarkSpec(
                     "Accuracy",
                     "Share of problems where the judge prefers the correct solution in all nine "
                     "games, ×100; a game without a verdict is lost.",
+                    n_from="problems",
                 ),
                 _pct(
                     "mrr",
                     "MRR",
                     "Mean of 1 / (1 + games lost) over problems (the correct solution's rank "
                     "if each won game ranks it above that solution), ×100.",
+                    n_from="problems",
                 ),
                 _pct("game_accuracy", "Games won", "Share of games won, ×100."),
                 _pct(

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
-from mathjudge.benchmarks.rewardmath_pairwise import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer
 
@@ -55,15 +55,12 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        problems = np.where(sums["problems"] > 0, sums["problems"], np.nan)
-        games = np.where(sums["games"] > 0, sums["games"], np.nan)
-        return {
-            "accuracy": sums["all_won"] / problems,
-            "mrr": sums["rr"] / problems,
-            "game_accuracy": sums["games_won"] / games,
-            "no_verdict_rate": sums["no_verdict"] / games,
-        }
+    return {
+        "accuracy": ratio(sums["all_won"], sums["problems"]),
+        "mrr": ratio(sums["rr"], sums["problems"]),
+        "game_accuracy": ratio(sums["games_won"], sums["games"]),
+        "no_verdict_rate": ratio(sums["no_verdict"], sums["games"]),
+    }
 
 
 SCORER = Scorer(
@@ -71,7 +68,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=(CLUSTER, "correct_is_a"),
     scored_fields=("preferred",),
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
 )
