@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from mathjudge.benchmarks.mathcheck_gsm import VARIANT_ORDER
-from mathjudge.benchmarks.stats import f1, ratio
+from mathjudge.benchmarks.stats import f1, mean_where, per_value, ratio
 from mathjudge.benchmarks.verdict_metrics import Prediction
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
@@ -23,18 +23,19 @@ CLUSTER = "group_id"
 
 
 def _statistics() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for j, name in enumerate(VARIANT_ORDER):
-        v = f"variant_name = '{name}'"
-        out |= {
-            f"pos{j}": f"count_if({v} AND label)",
-            f"neg{j}": f"count_if({v} AND NOT label)",
-            f"tp{j}": f"count_if({v} AND label AND verdict > 0)",
-            f"tn{j}": f"count_if({v} AND NOT label AND verdict < 0)",
-            f"pp{j}": f"count_if({v} AND verdict > 0)",
-            f"pn{j}": f"count_if({v} AND verdict < 0)",
-        }
-    return out | {"items": "count(*)", "unparsed": "count_if(verdict = 0)"}
+    cells = per_value(
+        "variant_name",
+        VARIANT_ORDER,
+        {
+            "pos": "label",
+            "neg": "NOT label",
+            "tp": "label AND verdict > 0",
+            "tn": "NOT label AND verdict < 0",
+            "pp": "verdict > 0",
+            "pn": "verdict < 0",
+        },
+    )
+    return cells | {"items": "count(*)", "unparsed": "count_if(verdict = 0)"}
 
 
 STATISTICS = _statistics()
@@ -50,13 +51,6 @@ def class_f1(hits: np.ndarray, predicted: np.ndarray, actual: np.ndarray) -> np.
     return np.where(predicted + actual == 0, 0.0, f1(hits, predicted, actual))
 
 
-def mean_of_variants(cells: list[np.ndarray], present: list[np.ndarray]) -> np.ndarray:
-    """The mean of the variant cells that have items (NaN where none has)."""
-    values = np.stack(cells)
-    has = np.stack(present)
-    return ratio(np.where(has, values, 0).sum(axis=0), has.sum(axis=0))
-
-
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     cells, present = [], []
     for j in range(len(VARIANT_ORDER)):
@@ -66,7 +60,7 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
         cells.append((f1_pos + f1_neg) / 2)
         present.append(pos + neg > 0)
     return {
-        "macro_f1": mean_of_variants(cells, present),
+        "macro_f1": mean_where(cells, present),
         "unparsed_rate": ratio(sums["unparsed"], sums["items"]),
     }
 

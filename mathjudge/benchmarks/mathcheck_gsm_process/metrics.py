@@ -10,52 +10,28 @@ prediction (an unreadable reply), counted as wrong and as unparsed. Runs combine
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
 import numpy as np
-import pyarrow as pa
-from pydantic import AfterValidator, Field, field_validator
 
 from mathjudge.benchmarks.mathcheck_gsm import VARIANT_ORDER
-from mathjudge.benchmarks.mathcheck_gsm.metrics import mean_of_variants
-from mathjudge.benchmarks.stats import ratio
-from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, as_stored
-from mathjudge.spec.prediction import PredictionRow
+from mathjudge.benchmarks.stats import mean_where, per_value, ratio
+from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, StepPrediction
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
 CLUSTER = "group_id"
-MAX_STEP = 10_000
 
 
-class Prediction(PredictionRow):
+class Prediction(StepPrediction):
     """The first wrong step as the solution numbers it (1, 2, ...), -1 for none, null for no
     prediction."""
 
-    error_step: Annotated[int | None, AfterValidator(as_stored)] = Field(
-        description="the printed number of the first wrong step; -1 = no wrong step; null = no "
-        "prediction"
-    )
-
-    arrow_types: ClassVar[dict[str, pa.DataType]] = {"error_step": pa.int16()}
-    requires_one_of: ClassVar[tuple[str, ...]] = ("error_step",)
-
-    @field_validator("error_step", mode="before")
-    @classmethod
-    def _a_step_or_none(cls, value: object) -> object:
-        number = isinstance(value, int) and not isinstance(value, bool)
-        if number and value != NO_ERROR and not 1 <= value <= MAX_STEP:  # type: ignore[operator]
-            raise ValueError(
-                f"must be a step number (1 to {MAX_STEP}), -1 for no wrong step, or null"
-            )
-        return value
+    FIRST_STEP: ClassVar[int] = 1
 
 
 def _statistics() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for j, name in enumerate(VARIANT_ORDER):
-        v = f"variant_name = '{name}'"
-        out |= {f"n{j}": f"count_if({v})", f"hit{j}": f"count_if({v} AND error_step = label)"}
-    return out | {
+    cells = per_value("variant_name", VARIANT_ORDER, {"n": "true", "hit": "error_step = label"})
+    return cells | {
         "items": "count(*)",
         "unparsed": f"count_if(error_step = {NO_ANSWER})",
         "no_error": f"count_if(error_step = {NO_ERROR})",
@@ -70,7 +46,7 @@ def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, 
     cells = [ratio(sums[f"hit{j}"], sums[f"n{j}"]) for j in range(len(VARIANT_ORDER))]
     present = [sums[f"n{j}"] > 0 for j in range(len(VARIANT_ORDER))]
     return {
-        "accuracy": mean_of_variants(cells, present),
+        "accuracy": mean_where(cells, present),
         "unparsed_rate": ratio(sums["unparsed"], sums["items"]),
         "no_error_rate": ratio(sums["no_error"], sums["items"]),
     }

@@ -9,53 +9,36 @@ and counted); runs combine by majority.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
 import numpy as np
-import pyarrow as pa
-from pydantic import AfterValidator, Field, field_validator
 
 from mathjudge.benchmarks.processbench import SUBSET_ORDER
-from mathjudge.benchmarks.stats import ratio
-from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, NO_ERROR, as_stored
-from mathjudge.spec.prediction import PredictionRow
+from mathjudge.benchmarks.stats import mean_where, per_value, ratio
+from mathjudge.benchmarks.step_index import MAJORITY, NO_ANSWER, StepPrediction
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
 CLUSTER = "problem_id"
-MAX_STEP = 10_000
 
 
-class Prediction(PredictionRow):
+class Prediction(StepPrediction):
     """The 0-based index of the earliest wrong paragraph, -1 for none, null for no answer."""
 
-    error_step: Annotated[int | None, AfterValidator(as_stored)] = Field(
-        description="0-based index of the earliest wrong paragraph; -1 = no error; null = no "
-        "answer (counted as wrong)"
-    )
-
-    arrow_types: ClassVar[dict[str, pa.DataType]] = {"error_step": pa.int16()}
-    requires_one_of: ClassVar[tuple[str, ...]] = ("error_step",)
-
-    @field_validator("error_step", mode="before")
-    @classmethod
-    def _an_index_or_none(cls, value: object) -> object:
-        number = isinstance(value, int) and not isinstance(value, bool)
-        if number and not NO_ERROR <= value <= MAX_STEP:  # type: ignore[operator]
-            raise ValueError(f"must be -1 (no error), a paragraph index 0 to {MAX_STEP}, or null")
-        return value
+    FIRST_STEP: ClassVar[int] = 0
 
 
 def _statistics() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for j, subset in enumerate(SUBSET_ORDER):
-        s = f"subset_name = '{subset}'"
-        out |= {
-            f"err{j}": f"count_if({s} AND label <> -1)",
-            f"err_hit{j}": f"count_if({s} AND label <> -1 AND error_step = label)",
-            f"cor{j}": f"count_if({s} AND label = -1)",
-            f"cor_hit{j}": f"count_if({s} AND label = -1 AND error_step = -1)",
-        }
-    return out | {
+    cells = per_value(
+        "subset_name",
+        SUBSET_ORDER,
+        {
+            "err": "label <> -1",
+            "err_hit": "label <> -1 AND error_step = label",
+            "cor": "label = -1",
+            "cor_hit": "label = -1 AND error_step = -1",
+        },
+    )
+    return cells | {
         "errors": "count_if(label <> -1)",
         "corrects": "count_if(label = -1)",
         "no_answer": f"count_if(error_step = {NO_ANSWER})",
@@ -77,9 +60,7 @@ def harmonic(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def mean_defined(cells: list[np.ndarray]) -> np.ndarray:
     """The mean of the cells where they are defined (NaN where none is)."""
-    stacked = np.stack(cells)
-    defined = ~np.isnan(stacked)
-    return ratio(np.where(defined, stacked, 0).sum(axis=0), defined.sum(axis=0))
+    return mean_where(cells, [~np.isnan(c) for c in cells])
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
