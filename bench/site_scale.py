@@ -144,7 +144,12 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "mathjudge-site-scale"
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="CI: 3 judges, B = 20, one baseline pair"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.judges, args.bootstrap, args.baseline_pairs = 3, 20, 1
     mirror = Path(os.environ.get("MATHJUDGE_MIRROR", "../shared/data"))
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     datasets, store = setup(args.workdir, mirror, args.judges, args.bootstrap)

@@ -7,11 +7,13 @@ whole site's size and page count, and the largest page of each kind (HTML only).
 timed; the figures do not depend on the machine.
 
     python bench/site_weight.py SITE            # e.g. the demo's site/
+    python bench/site_weight.py --quick         # CI: a two-judge StepMathBench site built here
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -59,8 +61,16 @@ def weigh(page, url: str) -> tuple[int, dict[str, int]]:  # type: ignore[no-unty
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("site", type=Path)
-    site = parser.parse_args().site.resolve()
+    parser.add_argument("site", type=Path, nargs="?")
+    parser.add_argument("--quick", action="store_true", help="CI: weigh a small site built here")
+    args = parser.parse_args()
+    if args.quick:
+        from _tiny_site import tiny_site
+
+        args.site = tiny_site(Path(tempfile.gettempdir()) / "mathjudge-site-weight")
+    if args.site is None:
+        parser.error("give the SITE folder (or --quick)")
+    site = args.site.resolve()
     pages = sorted(site.rglob("*.html"))
     by_kind: dict[str, list[Path]] = defaultdict(list)
     for p in pages:

@@ -83,7 +83,12 @@
       if (remember) history.replaceState(null, "", "#" + tab.getAttribute("data-tab"));
     }
     function fromHash() {
-      var id = decodeURIComponent(location.hash.slice(1));
+      var id = location.hash.slice(1);
+      try {
+        id = decodeURIComponent(id);
+      } catch (e) {
+        /* not percent-encoding (#%E0%A4%A): taken as it is written */
+      }
       return tabs.filter(function (t) {
         var panel = document.getElementById("panel-" + t.getAttribute("data-tab"));
         return id && (t.getAttribute("data-tab") === id || panel.id === id ||
