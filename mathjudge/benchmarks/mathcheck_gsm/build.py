@@ -169,6 +169,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             annotations_creators=("machine-generated", "expert-generated"),
             language_creators=("found", "machine-generated"),
             source_datasets=("original",) if mirror is not None else (HUB.repo,),
+            size_category="n<1K" if len(outcome) + len(process) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),
         sources=sources,

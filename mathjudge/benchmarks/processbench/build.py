@@ -149,6 +149,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             task_ids=("multi-class-classification",),  # which paragraph is the first wrong one
             annotations_creators=("expert-generated",),
             source_datasets=("original",) if mirror is not None else (HUB.repo,),
+            size_category="n<1K" if len(rows) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(NAME, **facts),
         sources=sources,

@@ -328,6 +328,7 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
             annotations_creators=("machine-generated",),
             language_creators=("found", "machine-generated"),
             source_datasets=("original",) if not texts else (HUB_SOLUTIONS.repo, HUB_GAMES.repo),
+            size_category="n<1K" if len(solutions) + len(games) < 1000 else "1K<n<10K",
         ),
         card_body=render_card_body(
             NAME,
