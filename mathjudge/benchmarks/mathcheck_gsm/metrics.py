@@ -1,9 +1,9 @@
 """MathCheck-GSM outcome-judging scoring, the authors' measure (arXiv:2407.08733; their
-`scripts/results_evaluate.py`, restated): per problem variant, the macro-F1 of the classes
-Correct and Incorrect as sklearn's `f1_score(labels=[0, 1], average="macro")` gives it, where an
-unreadable reply is a third label (a miss for its gold class, a prediction of neither); the
-task's score is the unweighted mean of the four variants' values. The F1 of a class is
-2 * hits / (predicted + actual), 0 when both are 0 (sklearn's zero division).
+`results_evaluate.py` in the scripts folder of their repository, restated): per problem variant, the
+macro-F1 of the classes Correct and Incorrect as sklearn's `f1_score(labels=[0, 1],
+average="macro")` gives it, where an unreadable reply is a third label (a miss for its gold class, a
+prediction of neither); the task's score is the unweighted mean of the four variants' values. The F1
+of a class is 2 * hits / (predicted + actual), 0 when both are 0 (sklearn's zero division).
 
 The verdict is the μ-MATH / OPC vote (+1 correct, -1 incorrect, 0 no prediction); runs combine
 by the mean vote. Per-variant statistics are additive, so the bootstrap over seed problems

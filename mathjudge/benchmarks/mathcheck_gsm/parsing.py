@@ -1,6 +1,7 @@
-"""Reading a MathCheck judge's free-text reply as a prediction: our own statement and code of
-the rules the MathCheck authors' scorer applies (`scripts/utils/extract_ans.py` at the pinned
-commit, as the shared SOURCE.md describes them), so that imported replies score as theirs do.
+"""Reading a MathCheck judge's free-text reply as a prediction: our own statement and code of the
+rules the MathCheck authors' scorer applies (`extract_ans.py`, in the scripts' utils folder of their
+repository at the pinned commit, as the shared SOURCE.md describes them), so that imported replies
+score as theirs do.
 
 Outcome judging (is the solution's final answer right?), first rule that applies:
   1. at the first "the answer is" (any case, colon optional), after spaces and markdown marks
