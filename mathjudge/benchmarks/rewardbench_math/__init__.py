@@ -12,10 +12,10 @@ SPEC = BenchmarkSpec(
     name="rewardbench_math",
     title="RewardBench-math",
     summary=(
-        "RewardBench's math-prm subset (447 MATH problems, each with a correct human-written "
-        "solution and an incorrect GPT-4 one from PRM800K), the comparison set of the RewardMATH "
-        "paper (arXiv:2410.01729): a judge is right when it scores the correct solution strictly "
-        "higher."
+        "Preferring the correct solution of two (arXiv:2410.01729): RewardBench's math-prm "
+        "subset, 447 MATH problems each with a correct human-written solution and an incorrect "
+        "GPT-4 one from PRM800K, the comparison set of the RewardMATH paper; a judge is right "
+        "when it scores the correct solution strictly higher."
     ),
     paper=PAPER,
     dataset="rewardbench_math",

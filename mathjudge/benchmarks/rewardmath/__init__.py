@@ -19,10 +19,10 @@ SPEC = BenchmarkSpec(
     name="rewardmath",
     title="RewardMATH",
     summary=(
-        "Reward models and judges score ten solutions of each of 483 MATH problems, exactly one "
-        "of them correct (arXiv:2410.01729); a problem counts when the correct solution scores "
-        "strictly above all nine others. Process reward models give step scores, aggregated "
-        "each way the authors do."
+        "Ranking the one correct solution first (arXiv:2410.01729): reward models and judges "
+        "score ten solutions of each of 483 MATH problems, exactly one of them correct; a "
+        "problem counts when the correct solution scores strictly above all nine others. "
+        "Process reward models give step scores, aggregated each way the authors do."
     ),
     paper=PAPER,
     dataset="rewardmath",
