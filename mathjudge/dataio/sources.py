@@ -111,6 +111,8 @@ def snapshot_or_commit(
         )
     try:
         return resolve_snapshot(hub, source_dir, patterns)
+    except SourceUnavailable as exc:  # `build all` skips what it cannot reach
+        raise SourceUnavailable(f"{exc}; {both}") from exc
     except MathJudgeError as exc:
         raise MathJudgeError(f"{exc}; {both}") from exc
 
