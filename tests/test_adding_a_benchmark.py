@@ -236,11 +236,17 @@ def benchmarks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     caches = (registry.names, registry.get, registry.scorer, pins.load_pins)
     for cache in caches:
         cache.cache_clear()
+    # The command modules list the benchmarks when they are imported (click choices): the test
+    # imports them afresh, and the rest of the suite gets back the ones without the toy.
+    commands = {m: sys.modules.pop(m) for m in list(sys.modules) if m.startswith("mathjudge.cli.")}
     yield root
     for cache in caches:
         cache.cache_clear()
-    for module in [m for m in sys.modules if m.startswith("mathjudge.benchmarks.toy")]:
+    for module in [
+        m for m in sys.modules if m.startswith(("mathjudge.benchmarks.toy", "mathjudge.cli."))
+    ]:
         del sys.modules[module]
+    sys.modules.update(commands)
 
 
 def test_a_toy_benchmark_written_by_the_guide_works_end_to_end(
