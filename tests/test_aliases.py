@@ -40,9 +40,19 @@ def test_every_entry_names_a_judge_that_exists(mirror: Path) -> None:
     assert variants[("mumath", "GPT-4o")] == "CoT prompt"
     assert variants[("proofbench", "gpt-4o (MS)")] == "+ marking scheme"
     assert variants[("stepmathbench", "GPT-4oV2")] == "process-aware prompt (V2)"
-    assert [(p.reported, p.reproduced) for p in aliases.pairs] == [
-        ("RuleEM", "RuleEM (final-answer match)")
-    ]
+    pairs = {(p.benchmark, p.reported, p.reproduced) for p in aliases.pairs}
+    assert ("stepmathbench", "RuleEM", "RuleEM (final-answer match)") in pairs
+    # Every judge reproduced from published outputs whose paper prints a number is paired:
+    # JudgeBench's o1-mini and five reward models, RewardMATH's 9 + 4 quoted reward models.
+    assert sum(b == "judgebench" for b, _, _ in pairs) == 6
+    assert sum(b == "rewardmath" for b, _, _ in pairs) == 13
+    # A pipeline on a model is never the model itself.
+    o1_mini = next(m for m in aliases.models if m.id == "o1-mini")
+    arena = {j.judge: j.pipeline for j in o1_mini.judges if j.benchmark == "judgebench"}
+    assert arena == {
+        "o1-mini (Arena-Hard judge)": "Arena-Hard judge prompt",
+        "Arena-Hard Judge (o1-mini)": "Arena-Hard judge prompt",
+    }
 
 
 def test_a_submission_names_its_model_in_meta() -> None:

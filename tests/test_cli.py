@@ -156,9 +156,18 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 6 dataset(s), evaluated 25 submission(s)" in proc.stdout
+    assert "built 10 dataset(s), evaluated 81 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
-    published = ("mrmath", "judgebench", "judgebench_claude")
+    published = (
+        "mrmath",
+        "judgebench",
+        "judgebench_claude",
+        "rewardmath",
+        "rewardmath_pairwise",
+        "rewardbench_math",
+        "mathcheck_gsm",
+        "mathcheck_gsm_process",
+    )
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
             "SELECT benchmark, judge, partial, coverage FROM submissions WHERE source = 'reproduced' "
@@ -168,7 +177,8 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         # the judge outputs MR-MATH and JudgeBench publish, each a complete submission
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
-            "WHERE benchmark IN (SELECT unnest(?)) GROUP BY ALL ORDER BY ALL",
+            "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
+            "GROUP BY ALL ORDER BY ALL",
             [list(published)],
         ).fetchall()
         reported = dict(
@@ -180,23 +190,58 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("expertmath", "Solution length", False, 1.0),  # on the shipped example package
         ("opc", "Constant (always incorrect)", False, 1.0),
         ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
+        ("processbench", "Constant (first paragraph wrong)", False, 1.0),
+        ("processbench", "Constant (no error)", False, 1.0),
         ("stepmathbench", "Answer equivalence (math-verify)", True, 0.719),
         ("stepmathbench", "Constant (full marks)", False, 1.0),
         ("stepmathbench", "RuleEM (final-answer match)", True, 0.725),
     ]
-    assert set(reported) == {
-        "stepmathbench",
-        "proofbench",
-        "proofbench_bon",
-        "mumath",
-        "expertmath",
+    assert reported == {
+        "stepmathbench": 27,
+        "proofbench": 44,
+        "proofbench_bon": 2,
+        "mumath": 40,
+        "expertmath": 8,
+        "judgebench": 33,
+        "rewardmath": 13,
+        "processbench": 44,
     }
     assert imported == [
         ("judgebench", 6, True),
         ("judgebench_claude", 1, True),
+        ("mathcheck_gsm", 5, True),
+        ("mathcheck_gsm_process", 5, True),
         ("mrmath", 12, True),
+        ("rewardbench_math", 13, True),
+        ("rewardmath", 22, True),
+        ("rewardmath_pairwise", 9, True),
     ]
-    for page in ("stepmathbench", "opc", "proofbench", "mumath", "expertmath", *published):
+    # Every imported judge says what kind it is and where its outputs are published; the
+    # demo's own baselines say they are baselines or rules.
+    with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
+        metas = con.execute(
+            "SELECT benchmark, judge, meta FROM submissions WHERE source = 'reproduced'"
+        ).fetchall()
+    for benchmark, judge, meta in metas:
+        meta = json.loads(meta)
+        assert meta["kind"] in (
+            "llm_judge",
+            "reward_model",
+            "process_reward_model",
+            "rule",
+            "baseline",
+        )
+        published_judge = benchmark in published or judge.startswith("OPC LLM judge")
+        assert meta.get("converted_from", "").startswith("https://github.com/") == published_judge
+    for page in (
+        "stepmathbench",
+        "opc",
+        "proofbench",
+        "mumath",
+        "expertmath",
+        "processbench",
+        *published,
+    ):
         assert (tmp_path / "site" / f"{page}.html").is_file()
     # No page or data file names the folder the demo was built in (or the mirror it read).
     leaked = [
@@ -236,7 +281,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         return proc.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 25
+    assert len(folders) == 81
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -251,7 +296,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
     sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--quiet"]  # fmt: skip
-    assert "25 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -260,7 +305,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 2000
-    assert "0 submission(s) scored, 25 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 81 unchanged, 0 removed" in cli(*sync)
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:

@@ -139,6 +139,8 @@ PACKAGE_DIRS = {p.name for p in (REPO / "mathjudge").iterdir() if p.is_dir()}
 # Paths that name something outside this repository, said so where they are written.
 NOT_OURS = {
     "utils/metrics.py",  # JudgeBench's own repository (benchmarks/judgebench/metrics.py)
+    "code/run_eval.py",  # ProcessBench's (benchmarks/processbench/metrics.py)
+    "src/evaluation/eval.py",  # RewardMATH's (benchmarks/reward_scoring.py, rewards.py)
 }
 
 

@@ -86,8 +86,23 @@ GOOD = {
             r"\[source\]: a file path is listed twice",
         ),
         (lambda d: d.update(releases="no"), r"\[releases\]: must be true or false"),
+        (lambda d: d.update(hub={"repo": "o/r"}), r"\[hub\]: expected a list"),
+        (
+            lambda d: d.update(hub=[{"repo": "o/r", "revision": "main"}]),
+            r"\[hub\[0\].mirror\]: must be non-empty text",
+        ),
     ],
-    ids=["float", "two-parts", "kind", "revision", "digest", "twice", "releases"],
+    ids=[
+        "float",
+        "two-parts",
+        "kind",
+        "revision",
+        "digest",
+        "twice",
+        "releases",
+        "hub",
+        "hub-mirror",
+    ],
 )
 def test_bad_pins_are_located_errors(edit, message: str) -> None:
     data = yaml.safe_load(yaml.safe_dump(GOOD))
@@ -96,3 +111,24 @@ def test_bad_pins_are_located_errors(edit, message: str) -> None:
         parse_pins("x", data, Path("x/source.yaml"))
     parsed = parse_pins("x", GOOD, Path("x/source.yaml"))
     assert parsed.files[0].upstream == "a.jsonl"  # defaults to the mirror path
+
+
+def test_hub_datasets_are_pinned_beside_the_mirrored_commit(tmp_path: Path, monkeypatch) -> None:
+    """ProcessBench lives on the Hub and is mirrored as the authors' commit: the builder reads
+    the commit's files where a mirror folder holds all of them, else the Hub snapshot."""
+    from mathjudge.dataio.sources import commit_mirror
+
+    pins = load_pins("processbench")
+    assert (pins.source.kind, pins.source.mirror_name) == ("github", "processbench")
+    ((hub),) = pins.hub
+    assert (hub.kind, hub.repo, hub.revision) == ("huggingface", "Qwen/ProcessBench", "main")
+    monkeypatch.delenv("MATHJUDGE_MIRROR", raising=False)
+    assert commit_mirror(pins.source, tmp_path) is None  # nothing there: the Hub path
+    folder = tmp_path / "processbench"
+    for f in pins.source.files:
+        (folder / f.path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / f.path).write_text("[]")
+    assert commit_mirror(pins.source, tmp_path) == folder
+    assert commit_mirror(pins.source, folder) == folder
+    monkeypatch.setenv("MATHJUDGE_MIRROR", str(tmp_path))
+    assert commit_mirror(pins.source, None) == folder

@@ -55,6 +55,9 @@ def test_counts_per_benchmark_and_table(results: list[EvaluationResult]) -> None
         "proofbench_bon": 2,  # two selectors; the oracle and "% gap closed" are not judges
         "mumath": 40,  # 20 judges x (CoT, AutoCoT)
         "expertmath": 8,  # LLM-Judge and CBU x 3 backbones, GenRM, RM: Table 2's prose numbers
+        "judgebench": 33,  # Tables 1 and 2: 14 judges each, Table 3: 5 reward models
+        "processbench": 44,  # 25 judges (Table 3), 2 (Table 9's greedy decoding), 17 PRM settings
+        "rewardmath": 13,  # the 13 judges whose RewardMATH accuracies arXiv:2510.13501 quotes
     }
     first_table = Counter((r.benchmark, r.meta["tables"][0]) for r in results)
     assert first_table["stepmathbench", "Table 3"] == 16
@@ -72,7 +75,14 @@ def test_counts_per_benchmark_and_table(results: list[EvaluationResult]) -> None
         "Table 6": 6,
     }
     assert first_table["proofbench", "Table 10"] == 2
-    assert not any("Table 9" in r.meta["tables"] for r in results)
+    assert {t: first_table["judgebench", t] for t in ("Table 1", "Table 2", "Table 3")} == {
+        "Table 1": 14,
+        "Table 2": 14,
+        "Table 3": 5,
+    }
+    assert not any(
+        "Table 9" in r.meta["tables"] for r in results if r.benchmark == "proofbench"
+    )  # ProofBench's home-vs-cross table is not imported (ProcessBench's Table 9 is)
     assert not any(r.judge.startswith("Gold") or r.judge == "Human oracle" for r in results)
 
 
@@ -83,6 +93,9 @@ def test_every_result_is_labelled_reported(results: list[EvaluationResult]) -> N
         "proofbench_bon": "arXiv:2510.13888",
         "mumath": "arXiv:2412.03205",
         "expertmath": "arXiv:2602.06291",
+        "judgebench": "arXiv:2410.12784",
+        "processbench": "arXiv:2412.06559",
+        "rewardmath": "arXiv:2510.13501",  # the paper quoting RewardMATH's numbers
     }
     created = {
         "stepmathbench": "2025-03-01T00:00:00+00:00",
@@ -90,6 +103,9 @@ def test_every_result_is_labelled_reported(results: list[EvaluationResult]) -> N
         "proofbench_bon": "2025-10-01T00:00:00+00:00",
         "mumath": "2024-12-01T00:00:00+00:00",
         "expertmath": "2026-02-01T00:00:00+00:00",
+        "judgebench": "2024-10-01T00:00:00+00:00",
+        "processbench": "2024-12-01T00:00:00+00:00",
+        "rewardmath": "2025-10-01T00:00:00+00:00",
     }
     for r in results:
         assert r.source == "reported"

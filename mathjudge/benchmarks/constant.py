@@ -23,3 +23,13 @@ def always_incorrect(
 ) -> list[dict[str, Any]]:
     """Verdict benchmarks: every solution judged incorrect (the majority class of OPC)."""
     return [{"item_id": r["item_id"], "verdict": False} for r in rows]
+
+
+def no_error(rows: Iterable[Mapping[str, Any]], _ctx: object = None) -> list[dict[str, Any]]:
+    """ProcessBench: every solution judged free of errors (-1)."""
+    return [{"item_id": r["item_id"], "error_step": -1} for r in rows]
+
+
+def first_paragraph(rows: Iterable[Mapping[str, Any]], _ctx: object = None) -> list[dict[str, Any]]:
+    """ProcessBench: every solution's first paragraph judged the earliest wrong one (0)."""
+    return [{"item_id": r["item_id"], "error_step": 0} for r in rows]

@@ -5,6 +5,7 @@ per-item judgments are validated and scored like any submitted judge."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,20 @@ class Converted:
     meta: dict[str, Any]
     kind: JudgeKind  # the submission meta's `kind`
     converted_from: str  # the submission meta's `converted_from`: where the raw outputs are
+    # Per-item details (`<slug>.details.jsonl`, which submit picks up beside the predictions):
+    # e.g. the raw reply a prediction was parsed from and the rule that read it.
+    details: tuple[dict[str, Any], ...] = ()
+
+
+def shown(text: str, limit: int = 10_000) -> str:
+    """Raw published text as a details field may carry it: control, format and unassigned
+    characters (a byte-order mark, a bidirectional override) replaced by U+FFFD, newlines and
+    tabs kept, cut at `limit` characters. Predictions are parsed from the original text."""
+    cleaned = "".join(
+        "\ufffd" if unicodedata.category(ch).startswith("C") and ch not in "\n\t" else ch
+        for ch in text
+    )
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
 def github_files(repo: str, commit: str, paths: Iterable[str]) -> str:
@@ -53,5 +68,12 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
         record = {**c.meta, "kind": c.kind, "converted_from": c.converted_from}
         with atomic_path(meta) as tmp:
             tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        details = out_dir / f"{c.slug}.details.jsonl"
+        if c.details:
+            with atomic_path(details) as tmp, tmp.open("w", encoding="utf-8") as handle:
+                for row in c.details:
+                    handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        else:
+            details.unlink(missing_ok=True)
         done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
     return done

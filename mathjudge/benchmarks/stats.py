@@ -64,3 +64,21 @@ def pearson(sums: Mapping[str, np.ndarray], prefix: str = "") -> np.ndarray:
     degenerate = (var_p <= 1e-12 * np.abs(spp)) | (var_g <= 1e-12 * np.abs(sgg))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(np.where(degenerate, np.nan, cov / np.sqrt(var_p * var_g)))
+
+
+def per_value(column: str, values: tuple[str, ...], counts: Mapping[str, str]) -> dict[str, str]:
+    """SQL aggregates counting `counts` (name -> condition) separately for each value of
+    `column`, named `<name><j>` for the j-th value: the per-cell counts of a metric averaged
+    over cells (ProcessBench's subsets, MathCheck's problem variants)."""
+    return {
+        f"{name}{j}": f"count_if({column} = '{value}' AND ({condition}))"
+        for j, value in enumerate(values)
+        for name, condition in counts.items()
+    }
+
+
+def mean_where(cells: list[np.ndarray], present: list[np.ndarray]) -> np.ndarray:
+    """The unweighted mean of the cells where `present` holds (NaN where none does): a score
+    averaged over subsets or variants, as the papers average them."""
+    values, has = np.stack(cells), np.stack(present)
+    return ratio(np.where(has, values, 0).sum(axis=0), has.sum(axis=0))

@@ -75,3 +75,18 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
 def read_jsonl(path: Path) -> list[Any]:
     """Every JSON line of a file; a bad line fails naming file and line."""
     return [row for _, row in iter_jsonl(path)]
+
+
+def read_json_array(path: Path) -> list[Record]:
+    """A file holding one JSON array of objects (the layout of many research repositories'
+    data files), each object a `Record` located as `<file> row <i>` (0-based, the position the
+    upstream code indexes by)."""
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise MathJudgeError(f"{path}: expected a JSON array of objects")
+    rows = []
+    for i, value in enumerate(data):
+        if not isinstance(value, dict):
+            raise MathJudgeError(f"{path} row {i}: expected a JSON object")
+        rows.append(Record(value, f"{path} row {i}"))
+    return rows

@@ -50,6 +50,10 @@ class Pins:
     outputs: tuple[PinnedFile, ...]  # published judge outputs (`import-outputs`), not data
     releases: bool
     path: Path
+    # Hugging Face dataset repos holding the items where the benchmark lives on the Hub while
+    # `source` (a GitHub commit) is what the offline mirror holds: built from when no mirror
+    # folder has the commit's files (see `sources.commit_mirror`).
+    hub: tuple[Source, ...] = ()
 
     @property
     def source(self) -> Source:
@@ -147,6 +151,23 @@ def parse_pins(benchmark: str, data: Any, path: Path) -> Pins:
     paths = [f.path for f in pinned + outputs]
     if len(set(paths)) != len(paths):
         raise bad("source", "a file path is listed twice")
+    hub = data.get("hub") or []
+    if not isinstance(hub, list):
+        raise bad("hub", "expected a list of Hugging Face dataset repos")
+    hub_sources = []
+    for i, entry in enumerate(hub):
+        where = f"hub[{i}]"
+        if not isinstance(entry, dict):
+            raise bad(where, "expected a mapping with repo, revision and mirror")
+        values: dict[str, str] = {}
+        for key in ("repo", "revision", "mirror"):
+            value = entry.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise bad(f"{where}.{key}", "must be non-empty text")
+            values[key] = value
+        hub_sources.append(
+            Source("huggingface", values["repo"], values["revision"], values["mirror"], ())
+        )
     return Pins(
         benchmark=benchmark,
         version=version,
@@ -158,4 +179,5 @@ def parse_pins(benchmark: str, data: Any, path: Path) -> Pins:
         outputs=outputs,
         releases=releases,
         path=path,
+        hub=tuple(hub_sources),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 from mathjudge import __version__
@@ -74,6 +75,46 @@ def find_mirror_dir(source: Source, source_dir: Path | None) -> Path | None:
     if root is not None and (root / source.mirror_name).is_dir():
         return root / source.mirror_name
     return None
+
+
+def commit_mirror(source: Source, source_dir: Path | None) -> Path | None:
+    """The folder holding every file of `source` (a pinned commit) where one exists: under
+    `source_dir` (or it itself), else under `$MATHJUDGE_MIRROR`; None otherwise. For benchmarks
+    whose items live on the Hub and whose offline mirror is the authors' GitHub commit: the
+    builder reads the commit's files when a mirror holds them, and the Hub snapshot otherwise."""
+    roots = [source_dir / source.mirror_name, source_dir] if source_dir is not None else []
+    root = mirror_root()
+    if source_dir is None and root is not None:
+        roots.append(root / source.mirror_name)
+    for candidate in roots:
+        if candidate.is_dir() and all((candidate / f.path).is_file() for f in source.files):
+            return candidate
+    return None
+
+
+def snapshot_or_commit(
+    hub: Source, source: Source, source_dir: Path | None, patterns: tuple[str, ...] | None = None
+) -> Snapshot:
+    """`resolve_snapshot(hub, ...)` for a builder that found no mirror of the commit `source`
+    (`commit_mirror`): a failure names both layouts the builder would have taken. A folder given
+    as `source_dir` is taken as a snapshot only if it (or its `hub.mirror_name` subfolder) has
+    the README.md every Hub dataset repo has, so a wrong folder fails at once instead of being
+    read whole."""
+    files = ", ".join(f.path for f in source.files)
+    both = f"nor the files of {source.repo} at {source.revision[:12]} ({files})"
+    if source_dir is not None and not any(
+        (folder / "README.md").is_file() for folder in (source_dir / hub.mirror_name, source_dir)
+    ):
+        raise MathJudgeError(
+            f"{source_dir}: no {hub.repo} snapshot (a README.md and data files) in it or in "
+            f"{hub.mirror_name}/, {both}"
+        )
+    try:
+        return resolve_snapshot(hub, source_dir, patterns)
+    except SourceUnavailable as exc:  # `build all` skips what it cannot reach
+        raise SourceUnavailable(f"{exc}; {both}") from exc
+    except MathJudgeError as exc:
+        raise MathJudgeError(f"{exc}; {both}") from exc
 
 
 def _digest_error(origin: str, actual: str, expected: str) -> MathJudgeError:
@@ -188,10 +229,14 @@ def _snapshot_mirror(source: Source, source_dir: Path | None) -> Path | None:
     return None
 
 
-def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot:
+def resolve_snapshot(
+    source: Source, source_dir: Path | None = None, patterns: tuple[str, ...] | None = None
+) -> Snapshot:
     """The dataset repo `source.repo`: a local mirror when configured (a folder laid out like the
     repo: README.md and data files), else `huggingface_hub.snapshot_download` at the pinned
-    revision. The digest of every file goes into the manifest, so a build names its exact input.
+    revision (only the files matching `patterns` when given, e.g. one file of a repo that holds
+    several datasets). The digest of every file goes into the manifest, so a build names its
+    exact input.
     """
     folder = _snapshot_mirror(source, source_dir)
     revision, origin = "mirror", f"mirror:{folder}"
@@ -206,6 +251,7 @@ def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot
                     repo_type="dataset",
                     revision=source.revision,
                     cache_dir=cache_dir() / "hub",
+                    allow_patterns=list(patterns) if patterns else None,
                 )
             )
         except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as exc:
@@ -224,6 +270,8 @@ def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot
     files = {
         path.relative_to(folder).as_posix(): ResolvedFile(path, sha256_file(path), origin)
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and ".cache" not in path.relative_to(folder).parts
+        if path.is_file()
+        and ".cache" not in path.relative_to(folder).parts
+        and (not patterns or any(fnmatch(path.relative_to(folder).as_posix(), p) for p in patterns))
     }
     return Snapshot(folder, revision, files)

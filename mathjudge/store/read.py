@@ -109,7 +109,7 @@ _SUBMISSIONS = f"""
     SELECT id, benchmark, dataset_version, content_hash, judge, meta, sha256,
            epoch_us(created) AS created, partial, coverage, n_items, runs, runs_agg, fields,
            bootstrap, source, citation, mathjudge_version, extras
-    FROM ({LATEST}) ORDER BY benchmark, judge
+    FROM ({LATEST}) ORDER BY benchmark, judge, source
 """
 _SCORES = f"""
     SELECT s.submission_id, s.scope, s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n
@@ -165,8 +165,9 @@ def iso(epoch_us: int) -> str:
 
 
 def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[StoredSubmission]:
-    """Every benchmark's latest submission per judge, with its scores; ordered by benchmark
-    and judge."""
+    """Every benchmark's latest submission per judge, with its scores; ordered by benchmark,
+    judge and source (a paper's row before our reproduction under the same name), so the
+    document does not depend on the order the store was filled in."""
     scores: dict[str, list[StoredScore]] = {}
     for sid, *score in con.execute(_SCORES).fetchall():
         scores.setdefault(sid, []).append(StoredScore(*score))

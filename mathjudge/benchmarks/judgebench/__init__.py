@@ -65,5 +65,6 @@ SPEC = BenchmarkSpec(
     items=ITEMS,
     item_text=ITEM_TEXT,
     outputs=".outputs:import_outputs",
+    reported=".reported",
     local_only=LOCAL_ONLY,
 )

@@ -16,4 +16,5 @@ SPEC = replace(
     ),
     items_config="claude",
     outputs="mathjudge.benchmarks.judgebench.outputs:import_outputs",
+    reported=None,  # the paper's tables are all on the GPT-4o pairs (`judgebench`)
 )

@@ -1,0 +1,41 @@
+"""RewardBench's math-prm subset as the RewardMATH paper scores it (arXiv:2410.01729): does a
+reward prefer the human-written solution to a wrong GPT-4 one?"""
+
+from __future__ import annotations
+
+from mathjudge.benchmarks import rewards
+from mathjudge.benchmarks.rewardmath import PAPER
+from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.presentation import ItemField, ScopeSpec
+
+SPEC = BenchmarkSpec(
+    name="rewardbench_math",
+    title="RewardBench-math",
+    summary=(
+        "Preferring the correct solution of two (arXiv:2410.01729): RewardBench's math-prm "
+        "subset, 447 MATH problems each with a correct human-written solution and an incorrect "
+        "GPT-4 one from PRM800K, the comparison set of the RewardMATH paper; a judge is right "
+        "when it scores the correct solution strictly higher."
+    ),
+    paper=PAPER,
+    dataset="rewardbench_math",
+    items_config="solutions",
+    seed=8,
+    headline="accuracy",
+    groups=rewards.groups(
+        mrr=False,
+        what="Share of problems whose chosen solution scores strictly above the rejected one",
+    ),
+    scopes=(
+        ScopeSpec("subject", "By subject", "MATH subject: {}"),
+        ScopeSpec("level", "By level", "MATH level {}", order=("1", "2", "3", "4", "5")),
+    ),
+    items=(ItemField("sides", "is_chosen", "On the right side of the other solution", "verdict"),),
+    item_text=("problem", "solution_type", "steps"),
+    outputs=".outputs:import_outputs",
+    notes=(
+        "The RewardMATH authors' scorer for this set has no geometric-mean aggregation (it is "
+        "listed but not implemented there); the one shown here is ours, computed as on "
+        "RewardMATH.",
+    ),
+)

@@ -1,0 +1,44 @@
+"""RewardMATH (arXiv:2410.01729): does a reward rank the one correct solution above nine wrong
+ones? Pointwise judges here; pairwise ones in `rewardmath_pairwise` (same dataset)."""
+
+from __future__ import annotations
+
+from mathjudge.benchmarks import rewards
+from mathjudge.spec.benchmark import BenchmarkSpec, Paper
+from mathjudge.spec.presentation import ItemField
+
+PAPER = Paper("Evaluating Robustness of Reward Models for Mathematical Reasoning", "2410.01729")
+SEED = 7
+REPEATED_ROWS = (
+    "The authors' result files of three LLM judges (chatgpt, gpt4, gpt4o) repeat their last two "
+    "problems; each problem counts once here, so those three judges' numbers differ slightly "
+    "from the authors' averages over 485 rows."
+)
+
+SPEC = BenchmarkSpec(
+    name="rewardmath",
+    title="RewardMATH",
+    summary=(
+        "Ranking the one correct solution first (arXiv:2410.01729): reward models and judges "
+        "score ten solutions of each of 483 MATH problems, exactly one of them correct; a "
+        "problem counts when the correct solution scores strictly above all nine others. "
+        "Process reward models give step scores, aggregated each way the authors do."
+    ),
+    paper=PAPER,
+    dataset="rewardmath",
+    items_config="solutions",
+    seed=SEED,
+    headline="accuracy",
+    overview_extra=("mrr",),
+    groups=rewards.groups(
+        mrr=True,
+        what="Share of problems whose correct solution scores strictly above all nine others",
+    ),
+    items=(
+        ItemField("sides", "is_correct", "On the right side of the correct solution", "verdict"),
+    ),
+    item_text=("problem", "solution_reference", "steps"),
+    outputs=".outputs:import_outputs",
+    reported=".reported",
+    notes=(REPEATED_ROWS,),
+)

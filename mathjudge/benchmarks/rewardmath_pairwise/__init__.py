@@ -1,0 +1,75 @@
+"""RewardMATH's pairwise protocol (arXiv:2410.01729): the correct solution against each of the
+nine incorrect ones; a problem counts when all nine games are won. Same dataset as
+`rewardmath` (its `games` config)."""
+
+from __future__ import annotations
+
+from mathjudge.benchmarks.rewardmath import PAPER, SEED
+from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec
+
+
+def _pct(
+    key: str,
+    label: str,
+    description: str,
+    direction: Direction = "higher",
+    n_from: str | None = None,
+) -> MetricSpec:
+    return MetricSpec(
+        key, label, description, scale=100, decimals=2, direction=direction, n_from=n_from
+    )
+
+
+SPEC = BenchmarkSpec(
+    name="rewardmath_pairwise",
+    title="RewardMATH (pairwise)",
+    summary=(
+        "Pairwise judges see the correct solution of each of 483 MATH problems against each of "
+        "its nine incorrect ones, shown as A or B (arXiv:2410.01729); a problem counts when the "
+        "judge prefers the correct solution in all nine games."
+    ),
+    paper=PAPER,
+    dataset="rewardmath",
+    items_config="games",
+    seed=SEED,
+    headline="accuracy",
+    overview_extra=("mrr",),
+    groups=(
+        MetricGroup(
+            "Winning every game of a problem",
+            (
+                _pct(
+                    "accuracy",
+                    "Accuracy",
+                    "Share of problems where the judge prefers the correct solution in all nine "
+                    "games, ×100; a game without a verdict is lost.",
+                    n_from="problems",
+                ),
+                _pct(
+                    "mrr",
+                    "MRR",
+                    "Mean of 1 / (1 + games lost) over problems (the correct solution's rank "
+                    "if each won game ranks it above that solution), ×100.",
+                    n_from="problems",
+                ),
+                _pct("game_accuracy", "Games won", "Share of games won, ×100."),
+                _pct(
+                    "no_verdict_rate",
+                    "No verdict",
+                    "Share of games without a verdict (A or B), ×100; each is lost.",
+                    "lower",
+                ),
+            ),
+        ),
+    ),
+    items=(
+        ItemField("preferred", "correct_is_a", "Prefers A (the correct one, when won)", "verdict"),
+    ),
+    item_text=("problem", "solution_reference", "chosen_position", "solution_a", "solution_b"),
+    outputs="mathjudge.benchmarks.rewardmath.outputs:import_outputs",
+    notes=(
+        "The correct solution's position varies by game (A in 2,177 games, B in 2,170): a judge "
+        "that always answers A wins about half the games and almost no problem.",
+    ),
+)
