@@ -314,10 +314,11 @@ def dataset_items(
     ).fetchone()
     if row is None:
         return None
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    return pq.read_table(pa.BufferReader(row[0]))
+    from mathjudge.arrowbytes import arrow_input
+
+    return pq.read_table(arrow_input(row[0]))
 
 
 def datasets(con: duckdb.DuckDBPyConnection) -> list[StoredDataset]:

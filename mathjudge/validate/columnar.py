@@ -21,9 +21,9 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
+from mathjudge.arrowbytes import arrow_input
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 from mathjudge.validate import precheck
-from mathjudge.validate.arrowbytes import arrow_input
 
 
 @dataclass(frozen=True)

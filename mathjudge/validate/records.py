@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mathjudge import safejson
+from mathjudge.arrowbytes import arrow_input
 from mathjudge.errors import Problem
 from mathjudge.validate import precheck
-from mathjudge.validate.arrowbytes import arrow_input
 
 MAX_LINE_BYTES = 16 << 20
 BATCH_ROWS = 65_536
