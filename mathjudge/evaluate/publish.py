@@ -117,8 +117,20 @@ def _submission(
             "meta_file": f"meta/{stored['id']}.json" if linked else None,
             "example": stored["content_hash"] in examples,
             "model": model,
+            "kind": (meta or {}).get("kind") if (meta or {}).get("kind") in JUDGE_KINDS else None,
+            "provenance": _provenance(stored["source"], meta or {}),
         }
     )
+
+
+JUDGE_KINDS = ("llm_judge", "reward_model", "process_reward_model", "rule", "baseline")
+
+
+def _provenance(source: str, meta: dict) -> str:
+    """Copied from a paper, scored from a paper's published outputs, or from predictions."""
+    if source == "reported":
+        return "paper"
+    return "published_outputs" if meta.get("converted_from") else "submitted"
 
 
 def _comparisons(benchmark: str, subs: list[dict], aliases: AliasTable) -> list[Comparison]:

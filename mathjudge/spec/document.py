@@ -38,6 +38,8 @@ class ModelRef(_Model):
     id: str
     name: str
     variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
+    # A pipeline or agent built on the model ("StepMathAgent"): its result is never the model's.
+    pipeline: str | None = None
 
 
 class Submission(_Model):
@@ -66,6 +68,11 @@ class Submission(_Model):
     # Scored on the small example a benchmark ships (the dataset's manifest says so).
     example: bool = False
     model: ModelRef | None = None
+    # What kind of judge it is (meta.yaml `kind:`), None when the submission does not say.
+    kind: str | None = None
+    # Where its numbers come from: scored here from submitted predictions, scored here from
+    # outputs a paper published (meta `converted_from`), or copied from a paper.
+    provenance: Literal["submitted", "published_outputs", "paper"] = "submitted"
 
 
 class RankEntry(_Model):
@@ -99,6 +106,11 @@ class Ranks(_Model):
     excluded: dict[str, Exclusion] = {}
 
 
+# How a reproduction compares with the paper: exact (equal at the paper's decimals), within or
+# outside our 95% CI, or no CI to tell.
+Verdict = Literal["exact", "within_ci", "outside_ci", "no_ci"]
+
+
 class ComparisonRow(_Model):
     scope: str
     subset: str
@@ -108,6 +120,7 @@ class ComparisonRow(_Model):
     ci_low: float | None
     ci_high: float | None
     outside: bool | None  # the paper's value lies outside our CI (None: no CI to test)
+    verdict: Verdict | None = None
 
 
 class Comparison(_Model):
@@ -118,6 +131,7 @@ class Comparison(_Model):
     reproduced: str
     rows: list[ComparisonRow]
     n_outside: int
+    verdict: Verdict | None = None  # the worst row of the headline
 
 
 class BenchmarkDocument(_Model):
@@ -126,6 +140,7 @@ class BenchmarkDocument(_Model):
     submissions: list[Submission]
     ranks: Ranks
     comparisons: list[Comparison] = []
+    notes: list[str] = []  # what a reader must know about this benchmark's data (spec, build)
     # Added by the site's export: download file names and the item explorer's data.
     downloads: dict[str, str] | None = None
     items: dict[str, Any] | None = None
