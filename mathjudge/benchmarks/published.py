@@ -1,12 +1,13 @@
 """Published judge outputs as ordinary submissions: the file layout every benchmark folder's
-`outputs.py` writes (`<slug>.jsonl` predictions + `<slug>.meta.json`), so a paper's raw
-per-item judgments are validated and scored like any submitted judge."""
+`outputs.py` writes (`<slug>.jsonl` predictions + `<slug>.meta.json`, and
+`<slug>.details.jsonl` where the outputs carry the judge's own text, e.g. its reasoning), so a
+paper's raw per-item judgments are validated, scored and shown like any submitted judge's."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ class Converted:
     judge: str  # leaderboard name
     rows: list[dict[str, Any]]
     meta: dict[str, Any]
+    # Details rows (`item_id` + the judge's own text per item), as `submit` reads them.
+    details: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -44,5 +47,12 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
         with atomic_path(meta) as tmp:
             tmp.write_text(json.dumps(c.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        details = out_dir / f"{c.slug}.details.jsonl"
+        if c.details:
+            with atomic_path(details) as tmp, tmp.open("w", encoding="utf-8") as handle:
+                for row in c.details:
+                    handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        else:
+            details.unlink(missing_ok=True)
         done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
     return done
