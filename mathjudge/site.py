@@ -6,14 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mathjudge.evaluate.publish import publish
-from mathjudge.leaderboard.pageprocess import PageProcess
 from mathjudge.leaderboard.render import build_site
 
 
 def publish_site(store: Path, out: Path, *, release: str | None = None) -> Path:
     """Publish the leaderboard document into `store` (scores, ranks: `evaluate.publish`) and
-    render it at `out` (`leaderboard`); returns the index page's path. The page process starts
-    first, so that its imports overlap the publishing."""
-    with PageProcess() as helper:
-        publish(store)
-        return build_site(store, out, release=release, helper=helper)
+    render it at `out` (`leaderboard`); returns the index page's path."""
+    publish(store)
+    return build_site(store, out, release=release)
