@@ -135,7 +135,7 @@ class Benchmark:
         self.comparisons = tuple(comparisons(bench, self.ref, self.refs))
         self.table = metric_table(
             f"{show.display_name}: every result on all items", bench, self.cols, *OVERALL,
-            ranks=True, refs=self.refs, standings=self.standings,
+            ranks=True, every=True, refs=self.refs, standings=self.standings,
         )  # fmt: skip
 
     @property

@@ -460,18 +460,20 @@ def metric_table(
     subset: str,
     *,
     ranks: bool = False,
+    every: bool = False,
     refs: dict[str, JudgeRef],
     standings: dict[str, Standing],
 ) -> Table:
-    """One row per judge with a score in (scope, subset), best headline value first."""
+    """One row per judge with a score in (scope, subset) (`every`: per judge, so that the
+    table counts what the page counts), best headline value first."""
     rows = []
     for sub in bench.submissions:
         scores = scores_at(sub, scope, subset)
-        if not scores:
+        if not scores and not every:
             continue
         head = scores.get(cols.headline_spec.key)
         sizes = {s.n for s in scores.values()}
-        n = head.n if head is not None else max(sizes)
+        n = head.n if head is not None else max(sizes, default=None)
         row = Row(
             judge=refs[sub.id],
             standing=standings[sub.id],
