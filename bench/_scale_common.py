@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from mathjudge.dataio import reader as dataset
-from mathjudge.evaluate import bootstrap, evaluator, scoring
+from mathjudge.scoring import bootstrap, engine, evaluator
 from mathjudge.spec.results import EvaluationResult
 
 JUDGE = "bench"
@@ -101,8 +101,8 @@ PHASES: list[tuple[Any, str, str]] = [
     (dataset.BuiltDataset, "item_ids", "item_ids"),
     (evaluator, "load_submission", "load_submission"),
     (evaluator, "score", "score"),
-    (scoring, "cluster_statistics", "cluster_statistics"),
-    (scoring, "replicate_sums", "replicate_sums"),
+    (engine, "cluster_statistics", "cluster_statistics"),
+    (engine, "replicate_sums", "replicate_sums"),
 ]
 
 
@@ -182,9 +182,9 @@ def run_mathjudge(
         )
         wall = time.perf_counter() - start
     rss_peak = peak_rss_mb()
-    stats: scoring.ClusterStats = captured.pop("cluster_statistics")
-    fields = scoring.scored_fields(scorer, result.fields)
-    # What `scoring.score` does with `replicate_sums`' output: statistics -> metrics.
+    stats: engine.ClusterStats = captured.pop("cluster_statistics")
+    fields = engine.scored_fields(scorer, result.fields)
+    # What `engine.score` does with `replicate_sums`' output: statistics -> metrics.
     replicates = stats.metrics(scorer, fields, captured.pop("replicate_sums"))
     captured.clear()
     return MathjudgeRun(wall, phases, rss_before, rss_peak, result, stats.groups, replicates)

@@ -42,7 +42,7 @@ from _scale_common import (
 from scipy import stats
 
 from mathjudge import registry
-from mathjudge.evaluate import scoring
+from mathjudge.scoring import engine
 
 BENCHMARK = "proofbench"
 CONFIG = "grading"
@@ -353,7 +353,7 @@ def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
     scorer = registry.get(BENCHMARK).scorer()
     targets = [
         *PHASES,
-        (scoring, "aggregated_predictions", "aggregated_predictions"),
+        (engine, "aggregated_predictions", "aggregated_predictions"),
         (scorer, "extras", "extras"),
     ]
     print_load()

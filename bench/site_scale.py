@@ -42,11 +42,11 @@ from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.compare import compare
-from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.evaluate.publish import publish
-from mathjudge.evaluate.ranks import rank_benchmark
-from mathjudge.evaluate.reported import import_reported
+from mathjudge.publish.document import publish
+from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.publish.reported import import_reported
+from mathjudge.scoring.compare import compare
+from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.leaderboard.export import export_data
 from mathjudge.leaderboard.render import render_site
 from mathjudge.store import read
@@ -168,7 +168,7 @@ def time_ranks(store: Path, names: list[str]) -> dict[str, float]:
     with read.reading(store) as con:
         subs = read.latest_submissions(con)
         for name in names:
-            mine = [s for s in subs if s["benchmark"] == name]
+            mine = [s for s in subs if s.benchmark == name]
             out[name] = timed(
                 lambda mine=mine, name=name: rank_benchmark(registry.get(name), mine, con)
             )

@@ -230,8 +230,8 @@ def quick_site(workdir: Path) -> Path:
     from mathjudge import store as results_store
     from mathjudge.benchmarks.stepmathbench import build
     from mathjudge.dataio.writer import write_dataset
-    from mathjudge.evaluate.evaluator import evaluate_file
-    from mathjudge.site import publish_site
+    from mathjudge.scoring.evaluator import evaluate_file
+    from mathjudge.site import publish_and_render
 
     mirror = Path(os.environ.get("MATHJUDGE_MIRROR", "../shared/data"))
     datasets, store = workdir / "datasets", workdir / "results.duckdb"
@@ -247,7 +247,7 @@ def quick_site(workdir: Path) -> Path:
         results_store.save(
             store, evaluate_file("stepmathbench", path, judge, datasets_dir=datasets, n_boot=20)
         )
-    return publish_site(store, workdir / "site").parent
+    return publish_and_render(store, workdir / "site").parent
 
 
 def main() -> None:

@@ -39,8 +39,8 @@ from mathjudge.atomic import write_json_atomic
 from mathjudge.config import default_datasets_dir
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.errors import MathJudgeError, UsageError, ValidationFailed
-from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP, evaluate_file
-from mathjudge.evaluate.paired import Comparison
+from mathjudge.scoring.evaluator import DEFAULT_BOOTSTRAP, evaluate_file
+from mathjudge.scoring.paired import Comparison
 from mathjudge.spec.results import EvaluationResult
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def paired(
 ) -> Comparison:
     """`compare`'s work, returning the `Comparison` (`.format_table()` is the CLI's output);
     with `json_out`, also written as JSON."""
-    from mathjudge.evaluate.compare import compare as run_compare
+    from mathjudge.scoring.compare import compare as run_compare
 
     datasets_dir = Path(datasets) if datasets is not None else default_datasets_dir()
     with (

@@ -20,15 +20,16 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
-from mathjudge.benchmarks.published import write_all
+from mathjudge.benchmarks.published import Converted, github_files, write_all
 from mathjudge.config import mirror_root
+from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.judges.baselines import run_baseline_outputs
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.progress import console, progress_bar
-from mathjudge.site import publish_site
+from mathjudge.site import publish_and_render
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
 from mathjudge.spec.submission import SubmissionMeta
 from mathjudge.submissions.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
@@ -93,26 +94,25 @@ def _published_judges(
         return
     folder = workdir / "predictions" / spec.name / "published"
     for judge, done in zip(converted, write_all(converted, folder), strict=True):
-        meta = _published_meta(spec, judge.judge, judge.meta, _repo(workdir), done.slug)
+        meta = _published_meta(spec, judge, _repo(workdir), done.slug)
         _submit(spec, done.predictions, meta, workdir, done.slug, partial=False, say=say)
 
 
-def _published_meta(
-    spec: BenchmarkSpec, judge: str, source_meta: dict[str, Any], repo: Path, slug: str
-) -> SubmissionMeta:
-    """The submission meta of a judge whose outputs a paper publishes: its provenance (the
-    repository, commit and files they come from) in `config`."""
+def _published_meta(spec: BenchmarkSpec, judge: Converted, repo: Path, slug: str) -> SubmissionMeta:
+    """The submission meta of a judge whose outputs a paper publishes: where they come from
+    (`converted_from`, and the commit and files in `config`) and the kind of judge."""
+    source_meta = judge.meta
     source = source_meta.get("source") or {}
     link = source.get("repository") or _paper_link(spec)
     files = ", ".join(f["path"] for f in source.get("files", []))
     config = {
-        "kind": source_meta.get("kind"),
+        "judging": source_meta.get("judging"),
         "source_commit": source.get("commit"),
         "source_files": files or None,
         "imported_with": source_meta.get("imported_with"),
     }
     return SubmissionMeta(
-        judge=judge,
+        judge=judge.judge,
         model=str(source_meta.get("model") or "none"),
         organization=f"the authors of {spec.paper.title if spec.paper else spec.title}",
         link=link,
@@ -121,6 +121,8 @@ def _published_meta(
         open_weights=None,
         license="not stated upstream (published with the paper's code)",
         contact=link,
+        kind=judge.kind,
+        converted_from=judge.converted_from,
     )
 
 
@@ -135,7 +137,16 @@ def _baseline_meta(spec: BenchmarkSpec, baseline: Baseline, repo: Path) -> Submi
         open_weights=None,
         license="CC0-1.0",
         contact="the mathjudge maintainers",
+        kind=baseline.kind,
+        converted_from=_source_files(spec) if baseline.from_source else None,
     )
+
+
+def _source_files(spec: BenchmarkSpec) -> str:
+    """Where a benchmark's pinned source files are published (a baseline converting a judgment
+    that ships with them names them as `converted_from`)."""
+    pins = load_pins(spec.dataset)
+    return github_files(pins.repo, pins.revision, [f.upstream for f in pins.files])
 
 
 def _paper_link(spec: BenchmarkSpec) -> str:
@@ -276,5 +287,5 @@ def run_demo(
         f"synced {_repo(workdir)}: {len(synced.evaluated)} scored, "
         f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
     )
-    report.site = publish_site(store, workdir / "site")
+    report.site = publish_and_render(store, workdir / "site")
     return report

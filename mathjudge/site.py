@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mathjudge.evaluate.publish import publish
 from mathjudge.leaderboard.render import build_site
+from mathjudge.publish.document import publish
 
 
-def publish_site(store: Path, out: Path, *, release: str | None = None) -> Path:
-    """Publish the leaderboard document into `store` (scores, ranks: `evaluate.publish`) and
+def publish_and_render(store: Path, out: Path, *, release: str | None = None) -> Path:
+    """Publish the leaderboard document into `store` (scores, ranks: `publish.document`) and
     render it at `out` (`leaderboard`); returns the index page's path."""
     publish(store)
     return build_site(store, out, release=release)

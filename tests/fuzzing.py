@@ -319,8 +319,8 @@ def _evaluate(args: list[str]) -> tuple[int, str]:
 
 def _accepts(case: Case, datasets: Path, *, fast: bool) -> bool:
     from mathjudge.errors import MathJudgeError
-    from mathjudge.evaluate import columnar
-    from mathjudge.evaluate.evaluator import validate_file
+    from mathjudge.scoring.evaluator import validate_file
+    from mathjudge.validate import columnar
 
     original = columnar.accept
     if not fast:

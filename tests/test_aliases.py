@@ -13,8 +13,8 @@ import pytest
 
 from mathjudge import registry
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.aliases import compare_pair, parse, table
-from mathjudge.evaluate.reported import load_reported
+from mathjudge.publish.aliases import compare_pair, parse, table
+from mathjudge.publish.reported import load_reported
 
 
 def _existing(mirror: Path) -> set[tuple[str, str, str]]:
@@ -46,10 +46,10 @@ def test_every_entry_names_a_judge_that_exists(mirror: Path) -> None:
 
 def test_a_submission_names_its_model_in_meta() -> None:
     aliases = table()
-    model, variant = aliases.model_of(
+    model, variant, pipeline = aliases.model_of(
         "opc", "reproduced", "my grader", {"model": "GPT-4o-2024-08-06"}
     )
-    assert (model.id, variant) == ("gpt-4o", "my grader")
+    assert (model.id, variant, pipeline) == ("gpt-4o", "my grader", None)
     assert aliases.model_of("opc", "reported", "my grader", {"model": "gpt-4o"}) is None
     assert aliases.model_of("opc", "reproduced", "x", {"model": "no such model"}) is None
     assert aliases.model_of("opc", "reproduced", "x", {"model": ["gpt-4o"]}) is None
@@ -96,3 +96,48 @@ def test_paper_values_outside_our_interval_are_flagged() -> None:
     assert rows["answer_mse"]["outside"] is None
     assert result["n_outside"] == 1
     assert (result["reported"], result["reproduced"]) == ("p", "o")
+
+
+def _cell(metric: str, value: float, low: float | None = None, high: float | None = None):
+    return {"scope": "overall", "subset": "all", "metric": metric, "value": value,
+            "ci_low": low, "ci_high": high, "n": 56}  # fmt: skip
+
+
+def test_verdicts_round_our_value_as_the_paper_prints_it() -> None:
+    """Hand-computed: 37/56 = 66.0714...% prints as 66.07 (exact); 0.70049 prints 70.0 at one
+    decimal (exact: the trailing zero is the paper's precision), 0.70051 prints 70.1; 76/483 =
+    15.7349...% prints 15.73, not the 15.74 of a paper that rounded twice (within the CI);
+    a value outside the CI and one with no CI are told apart."""
+    printed = {
+        "overall/all/math": {"text": "66.07", "scale": 100},
+        "overall/all/one_decimal": {"text": "70.0", "scale": 100},
+        "overall/all/one_decimal_off": {"text": "70.0", "scale": 100},
+        "overall/all/twice_rounded": {"text": "15.74", "scale": 100},
+        "overall/all/far": {"text": "50.00", "scale": 100},
+        "overall/all/no_interval": {"text": "50.00", "scale": 100},
+    }
+    paper = {"id": "p", "meta": {"printed": printed}, "scores": [
+        _cell("math", 0.6607), _cell("one_decimal", 0.7), _cell("one_decimal_off", 0.7),
+        _cell("twice_rounded", 0.1574), _cell("far", 0.5), _cell("no_interval", 0.5),
+    ]}  # fmt: skip
+    ours = {"id": "o", "scores": [
+        _cell("math", 37 / 56, 0.53, 0.78), _cell("one_decimal", 0.70049, 0.6, 0.8),
+        _cell("one_decimal_off", 0.70051, 0.6, 0.8), _cell("twice_rounded", 76 / 483, 0.12, 0.19),
+        _cell("far", 0.6, 0.55, 0.65), _cell("no_interval", 0.6),
+    ]}  # fmt: skip
+    verdicts = {r["metric"]: r["verdict"] for r in compare_pair(paper, ours)["rows"]}
+    assert verdicts == {
+        "math": "exact",
+        "one_decimal": "exact",
+        "one_decimal_off": "within_ci",
+        "twice_rounded": "within_ci",
+        "far": "outside_ci",
+        "no_interval": "no_ci",
+    }
+    # The pair's verdict is the worst row of the headline; all rows without one.
+    assert compare_pair(paper, ours, "math")["verdict"] == "exact"
+    assert compare_pair(paper, ours, "twice_rounded")["verdict"] == "within_ci"
+    assert compare_pair(paper, ours)["verdict"] == "outside_ci"
+    # A paper value with no printed cell recorded can only be judged by the interval.
+    bare = {"id": "p", "scores": [_cell("math", 0.6607)]}
+    assert compare_pair(bare, ours)["rows"][0]["verdict"] == "within_ci"

@@ -24,8 +24,8 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
 from mathjudge.benchmarks.arxivmathgradingbench.metrics import make_matcher
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate import columnar
-from mathjudge.evaluate.evaluator import evaluate_file, validate_file
+from mathjudge.scoring.evaluator import evaluate_file, validate_file
+from mathjudge.validate import columnar
 
 BENCH = "arxivmathgradingbench"
 

@@ -17,7 +17,7 @@ from mathjudge.benchmarks import verdict_metrics as binary
 from mathjudge.benchmarks.mumath.build import FEATURES
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file, validate_file
+from mathjudge.scoring.evaluator import evaluate_file, validate_file
 
 # Seven solutions of four problems by three authors; label True = the solution is correct.
 ITEMS = [

@@ -17,9 +17,9 @@ from conftest import write_jsonl
 from mathjudge import store as store
 from mathjudge.cli import main
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.compare import compare
-from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.evaluate.paired import Comparison, Difference
+from mathjudge.scoring.compare import compare
+from mathjudge.scoring.evaluator import evaluate_file
+from mathjudge.scoring.paired import Comparison, Difference
 
 BENCH = "stepmathbench"
 

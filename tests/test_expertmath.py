@@ -20,8 +20,8 @@ from mathjudge.benchmarks.expertmath import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.length import solution_length
+from mathjudge.scoring.evaluator import evaluate_file
 
 BENCH = "expertmath"
 
@@ -435,7 +435,7 @@ def test_example_package_with_the_length_baseline(tmp_path: Path) -> None:
 def test_paired_comparison_of_two_score_files(tiny: Path, tmp_path: Path) -> None:
     """SPEC's scores against their negation: A - B per metric is the difference of the two
     evaluations (negated scores rank the other way round, ties kept in candidate order)."""
-    from mathjudge.evaluate.compare import compare
+    from mathjudge.scoring.compare import compare
 
     scores = scores_of()
     a = write_jsonl(tmp_path / "a.jsonl", [{"item_id": c, "score": s} for c, s in scores.items()])

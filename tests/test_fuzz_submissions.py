@@ -15,7 +15,7 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import store as results_store
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 PER_BENCHMARK_AND_FORMAT = 70  # 630 cases, about a minute on two cores
 SEED = 20261123

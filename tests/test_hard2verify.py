@@ -17,7 +17,7 @@ from mathjudge.benchmarks.hard2verify import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hard2verify"
 BENCH = "hard2verify"
@@ -204,7 +204,7 @@ def test_paired_comparison_of_two_judges(built: Path, tmp_path: Path) -> None:
     """Run 0 as judge A, run 1 as judge B. B (computed by hand like K1): steps flagged
     0001#2, 0002#0, 0003#0: tp 2, fp 1, fn 2, tn 11; responses flagged 0001, 0002, 0003:
     tp 2, fp 1, fn 1, tn 1."""
-    from mathjudge.evaluate.compare import compare
+    from mathjudge.scoring.compare import compare
 
     files = []
     for run in (0, 1):

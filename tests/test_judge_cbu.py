@@ -20,10 +20,10 @@ from mathjudge.benchmarks.expertmath.judge_rows import judge_rows
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.cbu import Cbu
 from mathjudge.judges.runner import run_judge
 from mathjudge.llm import LlmClient, RetryPolicy
+from mathjudge.scoring.evaluator import evaluate_file
 
 BENCH = "expertmath"
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)

@@ -19,11 +19,11 @@ from mathjudge.benchmarks.hard2verify import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.evaluator import evaluate_file
 from mathjudge.judges.parsing import step_labels_parser
 from mathjudge.judges.pf_bv import PfBv, step_modules_parser
 from mathjudge.judges.runner import run_judge, write_outputs
 from mathjudge.llm import AnswerError, LlmClient
+from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hard2verify"
 BENCH = "hard2verify"

@@ -18,7 +18,7 @@ from mathjudge.benchmarks.published import write_all
 from mathjudge.cli import main
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file, validate_file
+from mathjudge.scoring.evaluator import evaluate_file, validate_file
 
 RAW = "https://raw.githubusercontent.com/ScalerLab/JudgeBench/e2c52c284e735e139b3daa61c206ee208f36c461"
 

@@ -19,7 +19,6 @@ from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.evaluate.evaluator import evaluate_file, read_meta
 from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
@@ -27,7 +26,8 @@ from mathjudge.judges.pf_bv import PfBv, parse_modules
 from mathjudge.judges.runner import benchmarks_of, run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
 from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
-from mathjudge.site import publish_site
+from mathjudge.scoring.evaluator import evaluate_file, read_meta
+from mathjudge.site import publish_and_render
 from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -135,7 +135,7 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
     store = tmp_path / "store.duckdb"
     save(store, result)
     assert result.meta["judge"] == name and result.n_items == len(run.predictions)
-    page = (publish_site(store, tmp_path / "site").parent / f"{bench}.html").read_text()
+    page = (publish_and_render(store, tmp_path / "site").parent / f"{bench}.html").read_text()
     assert f"{name} (stub)" in page
 
 

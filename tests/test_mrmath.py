@@ -24,12 +24,12 @@ from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate.compare import compare
-from mathjudge.evaluate.evaluator import evaluate_file, scored_items, validate_file
-from mathjudge.evaluate.ranks import rank_benchmark
-from mathjudge.evaluate.scoring import cluster_statistics, combined_predictions, connect
-from mathjudge.evaluate.submission import load_submission
+from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.scoring.compare import compare
+from mathjudge.scoring.engine import cluster_statistics, combined_predictions, connect
+from mathjudge.scoring.evaluator import evaluate_file, scored_items, validate_file
 from mathjudge.store import read
+from mathjudge.validate.submission import load_submission
 
 BENCH = "mrmath"
 RAW = (

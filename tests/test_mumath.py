@@ -24,7 +24,7 @@ from conftest import write_jsonl
 from mathjudge.benchmarks.mumath import build as mumath
 from mathjudge.dataio.writer import Build, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SNAPSHOT = FIXTURES / "mumath"

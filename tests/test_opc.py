@@ -17,7 +17,7 @@ from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.opc import corpus as opc_corpus
 from mathjudge.dataio.writer import Build, content_hash, write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 RAW_URL = "https://raw.githubusercontent.com/insait-institute/open-proof-corpus"
 

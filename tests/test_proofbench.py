@@ -26,7 +26,7 @@ from mathjudge.cli import main
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 G = ("o3", "gemini-2.5-pro", "DeepSeek-R1-0528")

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.reported import import_reported, load_reported
+from mathjudge.publish.reported import import_reported, load_reported
 from mathjudge.spec.results import EvaluationResult, Score
 
 

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from mathjudge import registry
-from mathjudge.evaluate.ranks import rank_judges
-from mathjudge.evaluate.scoring import ClusterStats
 from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.plots import benchmark_plots
 from mathjudge.leaderboard.render import render_site
+from mathjudge.publish.ranks import rank_judges
+from mathjudge.scoring.engine import ClusterStats
 from mathjudge.spec.document import Submission
 from mathjudge.spec.presentation import MetricSpec
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_jsonl
-from mathjudge.evaluate import spread
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring import spread
+from mathjudge.scoring.evaluator import evaluate_file
 
 
 def run_scores(result) -> dict[tuple[str, str, str], tuple[float | None, int]]:

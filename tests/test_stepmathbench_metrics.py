@@ -12,7 +12,7 @@ from scipy import stats
 from conftest import write_jsonl
 from mathjudge.benchmarks.stepmathbench.build import PROBLEM_FEATURES, SOLUTION_FEATURES
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 # Four solutions of two problems. P1 = items a, b (Calculation, level 1);
 # P2 = items c, d (Proof, level 2); generators alternate g1, g2.

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import store as store
-from mathjudge.evaluate.evaluator import evaluate_file
+from mathjudge.scoring.evaluator import evaluate_file
 
 
 def counts(path: Path) -> tuple[int, int]:

@@ -12,8 +12,8 @@ import pytest
 from conftest import write_jsonl
 from mathjudge import registry
 from mathjudge.errors import ValidationFailed
-from mathjudge.evaluate import columnar
-from mathjudge.evaluate.evaluator import validate_file
+from mathjudge.scoring.evaluator import validate_file
+from mathjudge.validate import columnar
 
 ALL = [f"stepmath-{i}" for i in range(1, 1001)]
 

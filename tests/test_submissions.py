@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from conftest import write_jsonl
 from mathjudge.cli import main
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.evaluate.evaluator import evaluate_file
-from mathjudge.site import publish_site
+from mathjudge.scoring.evaluator import evaluate_file
+from mathjudge.site import publish_and_render
 from mathjudge.submissions.folder import find_folders, read_meta
 from mathjudge.submissions.submit import submit
 from mathjudge.submissions.sync import check, needed_datasets, sync
@@ -206,7 +206,7 @@ def test_the_site_is_a_function_of_the_repository(
     for name in ("a", "b"):
         (tmp / name).mkdir()
         sync(repo, tmp / name / "results.duckdb", datasets_dir, n_boot=B)
-        sites.append(publish_site(tmp / name / "results.duckdb", tmp / name / "site").parent)
+        sites.append(publish_and_render(tmp / name / "results.duckdb", tmp / name / "site").parent)
     a, b = sites
     pages = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert pages == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())

@@ -13,4 +13,5 @@ ANSWER_EQUIVALENCE = Baseline(
     description="Extracts the final answer and tests it against the golden answer with "
     "math-verify as it comes (no benchmark-specific normalisation); items with a "
     "final answer only (StepMathBench Calculation problems, all of μ-MATH).",
+    kind="rule",
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.atomic import atomic_path
+from mathjudge.spec.benchmark import JudgeKind
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,15 @@ class Converted:
     judge: str  # leaderboard name
     rows: list[dict[str, Any]]
     meta: dict[str, Any]
+    kind: JudgeKind  # the submission meta's `kind`
+    converted_from: str  # the submission meta's `converted_from`: where the raw outputs are
     # Details rows (`item_id` + the judge's own text per item), as `submit` reads them.
     details: list[dict[str, Any]] = field(default_factory=list)
+
+
+def github_files(repo: str, commit: str, paths: Iterable[str]) -> str:
+    """`converted_from` for files of a GitHub repository at a commit."""
+    return f"https://github.com/{repo}/tree/{commit}: {', '.join(paths)}"
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,9 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
         with atomic_path(predictions) as tmp, tmp.open("w", encoding="utf-8") as handle:
             for row in c.rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        record = {**c.meta, "kind": c.kind, "converted_from": c.converted_from}
         with atomic_path(meta) as tmp:
-            tmp.write_text(json.dumps(c.meta, indent=2, ensure_ascii=False) + "\n", "utf-8")
+            tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", "utf-8")
         details = out_dir / f"{c.slug}.details.jsonl"
         if c.details:
             with atomic_path(details) as tmp, tmp.open("w", encoding="utf-8") as handle:

@@ -32,13 +32,13 @@ def leaderboard() -> None:
 def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
-    from mathjudge.site import publish_site
+    from mathjudge.site import publish_and_render
     from mathjudge.store.lock import check_store_path
 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
     check_store_path(store)
-    index = publish_site(store, out, release=release)
+    index = publish_and_render(store, out, release=release)
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 
@@ -77,7 +77,7 @@ def leaderboard_sync(
     """Score the new or changed submissions of the leaderboard repository REPO into the store,
     drop removed ones, and rebuild the site from it."""
     from mathjudge.progress import progress_bar
-    from mathjudge.site import publish_site
+    from mathjudge.site import publish_and_render
     from mathjudge.store.lock import check_store_path
     from mathjudge.submissions.sync import sync
 
@@ -97,7 +97,7 @@ def leaderboard_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_site(store, out)
+        index = publish_and_render(store, out)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

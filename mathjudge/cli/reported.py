@@ -25,7 +25,7 @@ def reported() -> None:
 def reported_import(source_dir: Path | None, store: Path) -> None:
     """Import every reported table into the store (idempotent)."""
     from mathjudge.config import mirror_root
-    from mathjudge.evaluate.reported import import_reported
+    from mathjudge.publish.reported import import_reported
 
     root = source_dir or mirror_root()
     if root is None or not (root / "reported").is_dir():

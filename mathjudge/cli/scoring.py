@@ -29,7 +29,7 @@ from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 @DATASETS
 def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path) -> None:
     """Check a predictions FILE against BENCHMARK without scoring it."""
-    from mathjudge.evaluate.evaluator import validate_file
+    from mathjudge.scoring.evaluator import validate_file
 
     sub = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
     click.echo(
@@ -102,7 +102,7 @@ def evaluate(
     from rich.table import Table
 
     from mathjudge import api
-    from mathjudge.evaluate.evaluator import read_meta
+    from mathjudge.scoring.evaluator import read_meta
 
     if from_hub and not revision:
         raise click.UsageError("--from-hub goes with --revision (the version to fetch)")

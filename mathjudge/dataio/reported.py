@@ -1,7 +1,7 @@
 """Reading result tables transcribed from papers (the shared `reported/` folder, CSV).
 
 Each benchmark's `reported.py` turns its paper's tables into `EvaluationResult`s with these
-helpers; `evaluate.reported` merges them and imports them into the store. Every imported row
+helpers; `publish.reported` merges them and imports them into the store. Every imported row
 can never be mistaken for a reproduced result:
 - `source` is "reported", with a citation (paper title, arXiv id, table);
 - the judge is the paper's label ("o3 (Ref+MS)"); the setting (context, prompt, backbone...)
@@ -20,7 +20,7 @@ import csv
 import hashlib
 import io
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,21 @@ from mathjudge.spec.benchmark import Paper
 from mathjudge.spec.results import EvaluationResult, Score
 
 SOURCE = "reported"
+
+
+@dataclass(frozen=True)
+class PrintedScore(Score):
+    """A score read from a paper's cell, remembering the cell as printed and the scale it was
+    divided by: what "our value, rounded as the paper prints it, is the paper's" needs (the
+    number alone loses trailing zeros: 70.0 and 70 print different precisions)."""
+
+    printed: str = field(default="", compare=False)
+    scale: int = field(default=1, compare=False)
+
+
+def printed_key(score: Score) -> str:
+    """The key of a score in a reported result's `meta["printed"]`."""
+    return "/".join(where(score))
 
 
 @dataclass(frozen=True)
@@ -124,7 +139,7 @@ def cell_score(
     half = row.number(margin) if margin else None
     low, high = (None, None) if half is None else ((value - half) / scale, (value + half) / scale)
     return [
-        Score(
+        PrintedScore(
             scope,
             subset,
             metric,
@@ -132,6 +147,8 @@ def cell_score(
             None if low is None else float(low),
             None if high is None else float(high),
             n,
+            printed=row.cells[column].strip(),
+            scale=scale,
         )
     ]
 
@@ -184,6 +201,7 @@ def result(
             **{k: v for k, v in meta.items() if v != ""},
             "tables": tables,
             "transcribed_from": [r.origin for r in rows],
+            "printed": printed_cells(scores),
         },
         mathjudge_version=__version__,
         scores=tuple(scores),
@@ -195,6 +213,15 @@ def result(
 
 def where(score: Score) -> tuple[str, str, str]:
     return score.scope, score.subset, score.metric
+
+
+def printed_cells(scores: list[Score] | tuple[Score, ...]) -> dict[str, dict[str, Any]]:
+    """`meta["printed"]`: each score's cell as printed and its scale, by `printed_key`."""
+    return {
+        printed_key(s): {"text": s.printed, "scale": s.scale}
+        for s in scores
+        if isinstance(s, PrintedScore)
+    }
 
 
 def unique_judges(rows: list[Row]) -> dict[str, Row]:

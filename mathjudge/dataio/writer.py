@@ -98,6 +98,9 @@ class Build:
     # Built from the small example a benchmark ships (not the real data): recorded in the
     # manifest so the leaderboard labels such results and never ranks them.
     example: bool = False
+    # What this build leaves out or cannot say (e.g. texts that only the Hub copy carries):
+    # the manifest's "limitations", shown on the benchmark's page.
+    limitations: tuple[str, ...] = ()
 
 
 def canonical_row(row: dict[str, Any]) -> str:
@@ -197,6 +200,7 @@ def manifest(build: Build, files: list[dict[str, Any]], digest: str) -> dict[str
         "files": files,
         "content_hash": digest,
         **({"example": True} if build.example else {}),
+        **({"limitations": list(build.limitations)} if build.limitations else {}),
     }
 
 

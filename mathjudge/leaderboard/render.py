@@ -40,6 +40,7 @@ from mathjudge.leaderboard.modelpages import (
     cross_view,
     model_views,
 )
+from mathjudge.leaderboard.metafields import meta_fields
 from mathjudge.leaderboard.pages import (
     BenchmarkPage,
     JudgeEntry,
@@ -52,9 +53,8 @@ from mathjudge.leaderboard.pages import (
     submission_view,
     when,
 )
-from mathjudge.leaderboard.publish import publish
+from mathjudge.leaderboard.swap import swap_in
 from mathjudge.leaderboard.sitepages import dataset_views, methodology_view
-from mathjudge.leaderboard.submit import meta_fields
 from mathjudge.leaderboard.views import (
     OVERALL,
     JudgeRef,
@@ -76,7 +76,7 @@ ASSETS = ("style.css", "site.js", "math.js", "items.js", "favicon.svg")
 
 def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
     """Render the leaderboard document published in the results `store` (see
-    `evaluate.publish`) as a static site at `out` (replaced atomically); returns the path of
+    `publish.document`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
@@ -106,7 +106,7 @@ def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
             shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
             render_site(site, document, only_index=True)
 
-    publish(out, fill, marker=f"data/{LEADERBOARD_JSON}")
+    swap_in(out, fill, marker=f"data/{LEADERBOARD_JSON}")
     return out / "index.html"
 
 

@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mathjudge.spec.cases import Case, Target
 from mathjudge.spec.presentation import (
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from mathjudge.spec.scorer import Scorer
 
 PACKAGE = "mathjudge.benchmarks"
+# What kind of judge made a submission (its meta's `kind`); the site filters by it.
+JudgeKind = Literal["llm_judge", "reward_model", "process_reward_model", "rule", "baseline"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,12 @@ class Baseline:
     run: str
     partial: bool  # answers only part of the benchmark by design
     description: str
+    # The submission meta's judge kind: "baseline" for a reference point (a constant, a length),
+    # "rule" for a program that judges, "llm_judge" etc. for a published judgment it converts.
+    kind: JudgeKind = "baseline"
+    # True when it converts a judgment published with the benchmark's pinned source (the Open
+    # Proof Corpus's own LLM judgments): the meta then names that source as `converted_from`.
+    from_source: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,9 @@ class BenchmarkSpec:
     # "module:function" `(benchmark, source_dir) -> [published.Converted]` where the paper
     # publishes its judges' raw per-item outputs (`mathjudge import-outputs`, the demo).
     outputs: str | None = None
+    # What a reader must know about the data that the summary does not say (which split this
+    # is, what a build leaves out); shown on the benchmark's page.
+    notes: tuple[str, ...] = ()
 
     @property
     def package(self) -> str:

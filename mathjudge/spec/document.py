@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`evaluate.publish` assembles it from the results store (scores, ranks, each benchmark's
+`publish.document` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.
@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mathjudge.spec.presentation import BenchmarkPresentation
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION: Literal[4] = 4
 DOCUMENT = "leaderboard"  # the name the published document is stored under
 
 
@@ -33,17 +33,30 @@ class ScoreRow(_Model):
 
 
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `evaluate/aliases.yaml`)."""
+    """The model behind a judge (the curated alias table, `publish/aliases.yaml`).
+
+    `pipeline` names the agent or pipeline the judge is, where it is one built on the model
+    ("StepMathAgent", "Arena-Hard judge prompt"): such a result belongs to the pipeline running
+    on the model, and is never shown as the model's own."""
 
     id: str
     name: str
     variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
-    # A pipeline or agent built on the model ("StepMathAgent"): its result is never the model's.
     pipeline: str | None = None
 
 
+Provenance = Literal["submitted", "published_outputs", "paper"]
+Verdict = Literal["exact", "within_ci", "outside_ci", "no_ci"]
+
+
 class Submission(_Model):
-    """The latest submission of one judge for one benchmark, with every score."""
+    """The latest submission of one judge for one benchmark, with every score.
+
+    `kind` is the submission meta's judge kind (llm_judge, reward_model,
+    process_reward_model, rule, baseline; None where the meta gives none). `provenance` says
+    where the predictions come from: "paper" for a result transcribed from a paper (source
+    "reported"; no predictions), "published_outputs" for predictions converted from raw outputs
+    the authors published (the meta's `converted_from` names them), "submitted" otherwise."""
 
     id: str
     dataset_version: str
@@ -70,11 +83,8 @@ class Submission(_Model):
     # Scored on the small example a benchmark ships (the dataset's manifest says so).
     example: bool = False
     model: ModelRef | None = None
-    # What kind of judge it is (meta.yaml `kind:`), None when the submission does not say.
     kind: str | None = None
-    # Where its numbers come from: scored here from submitted predictions, scored here from
-    # outputs a paper published (meta `converted_from`), or copied from a paper.
-    provenance: Literal["submitted", "published_outputs", "paper"] = "submitted"
+    provenance: Provenance = "submitted"
 
 
 class RankEntry(_Model):
@@ -108,12 +118,11 @@ class Ranks(_Model):
     excluded: dict[str, Exclusion] = {}
 
 
-# How a reproduction compares with the paper: exact (equal at the paper's decimals), within or
-# outside our 95% CI, or no CI to tell.
-Verdict = Literal["exact", "within_ci", "outside_ci", "no_ci"]
-
-
 class ComparisonRow(_Model):
+    """One score the paper prints beside ours. `verdict`: "exact" when our value, rounded to
+    the decimals the paper prints, is the paper's number; else "within_ci" / "outside_ci" by our
+    95% interval; "no_ci" when we have no interval (and it is not exact)."""
+
     scope: str
     subset: str
     metric: str
@@ -122,7 +131,8 @@ class ComparisonRow(_Model):
     ci_low: float | None
     ci_high: float | None
     outside: bool | None  # the paper's value lies outside our CI (None: no CI to test)
-    verdict: Verdict | None = None
+    verdict: Verdict = "no_ci"
+    printed: str | None = None  # the paper's cell as printed ("66.07"), where it was recorded
 
 
 class Comparison(_Model):
@@ -133,7 +143,9 @@ class Comparison(_Model):
     reproduced: str
     rows: list[ComparisonRow]
     n_outside: int
-    verdict: Verdict | None = None  # the worst row of the headline
+    # The worst verdict among the rows of the benchmark's headline metric (all rows when the
+    # paper prints no headline value): outside_ci < no_ci < within_ci < exact.
+    verdict: Verdict = "no_ci"
 
 
 class ItemJudge(_Model):
@@ -178,7 +190,9 @@ class BenchmarkDocument(_Model):
     submissions: list[Submission]
     ranks: Ranks
     comparisons: list[Comparison] = []
-    notes: list[str] = []  # what a reader must know about this benchmark's data (spec, build)
+    # What a reader must know about the data: the spec's notes (e.g. which split this is), then
+    # the limitations the built dataset's manifest declares (e.g. texts left out).
+    notes: list[str] = []
     # Added by the site's export: download file names and the item explorer's data.
     downloads: dict[str, str] | None = None
     items: ItemData | None = None
@@ -198,6 +212,7 @@ class ModelResult(_Model):
     judge: str
     source: str
     variant: str
+    pipeline: str | None = None  # the agent or pipeline on the model, never the model itself
 
 
 class ModelDocument(_Model):

@@ -1,4 +1,4 @@
-"""The scorer contract: what the scoring engine (`evaluate.scoring`) asks of a benchmark.
+"""The scorer contract: what the scoring engine (`scoring.engine`) asks of a benchmark.
 
 The engine builds the table `scoped` (one row per scope, subset and item, with the item's
 columns, its cluster index `ci` and the run-combined prediction fields); a scorer turns it into
@@ -8,7 +8,7 @@ every bootstrap replicate). Which metrics exist, their order and which get no CI
 benchmark spec's `MetricSpec`s, declared once.
 
 Runs of one item are combined field by field by a named reducer the user picks (`mean`,
-`median`, `majority`; see `evaluate.runs`), unless the scorer names its own `RunReducer`: the
+`median`, `majority`; see `scoring.runs`), unless the scorer names its own `RunReducer`: the
 union of the first k runs' locations, a pessimistic union of step labels (both pooled over k:
 they leave per-(item, k) counts on the connection for `stats_sql`, and paired comparisons
 resample exactly those counts), or MR-MATH's step-by-step vote.

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from mathjudge.display import check_judge_name, check_meta
 from mathjudge.errors import MathJudgeError
+from mathjudge.spec.benchmark import JudgeKind
 
 LINK = r"^https?://[^\s]+$"
 
@@ -48,6 +49,18 @@ class SubmissionMeta(BaseModel):
         "'CC-BY-4.0'."
     )
     contact: str = Field(description="An e-mail address or a page where you can be reached.")
+    kind: JudgeKind | None = Field(
+        None,
+        description="What kind of judge this is: llm_judge (a prompted language model), "
+        "reward_model (one score per solution), process_reward_model (a score per step), rule "
+        "(a program, no model) or baseline (a reference point such as a constant).",
+    )
+    converted_from: str | None = Field(
+        None,
+        description="Where the raw outputs these predictions were converted from are "
+        "published (a repository URL at a commit, and the files); absent when the predictions "
+        "were made for this submission.",
+    )
 
     @field_validator("judge")
     @classmethod

@@ -19,8 +19,7 @@ from typing import Any
 from mathjudge import registry
 from mathjudge.atomic import atomic_dir
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import validate_file
-from mathjudge.evaluate.submission import FORMATS
+from mathjudge.scoring.evaluator import validate_file
 from mathjudge.submissions.details import read_details
 from mathjudge.submissions.folder import (
     DETAILS,
@@ -35,6 +34,7 @@ from mathjudge.submissions.folder import (
     sha256,
     slug_of,
 )
+from mathjudge.validate.submission import FORMATS
 
 
 @dataclass(frozen=True)

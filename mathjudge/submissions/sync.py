@@ -19,8 +19,8 @@ from typing import Any
 from mathjudge import registry, store
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.evaluate.reported import import_reported
+from mathjudge.publish.reported import import_reported
+from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
 from mathjudge.spec.results import EvaluationResult
 from mathjudge.store import read
 from mathjudge.submissions.details import read_details

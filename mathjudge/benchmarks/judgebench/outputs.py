@@ -20,7 +20,7 @@ from typing import Any
 
 from mathjudge.benchmarks.judgebench import build
 from mathjudge.benchmarks.judgebench.metrics import score_decisions
-from mathjudge.benchmarks.published import Converted
+from mathjudge.benchmarks.published import Converted, github_files
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.sources import resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
@@ -194,7 +194,7 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
     meta = {
         "judge": judge.judge,
         "model": judge.model,
-        "kind": "LLM judge, Arena-Hard prompt, two games with the order swapped"
+        "judging": "LLM judge, Arena-Hard prompt, two games with the order swapped"
         if judge.kind == "arena_hard"
         else "reward model, one score per response",
         "benchmark": judge.benchmark,
@@ -205,7 +205,15 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
         },
         "imported_with": f"mathjudge import-outputs {judge.benchmark}",
     }
-    return Converted(judge.slug, judge.judge, rows, meta, details)
+    return Converted(
+        judge.slug,
+        judge.judge,
+        rows,
+        meta,
+        kind="llm_judge" if judge.kind == "arena_hard" else "reward_model",
+        converted_from=github_files(build.PINS.repo, build.PINS.revision, [judge.path]),
+        details=details,
+    )
 
 
 GAMES = ("game 1, A shown first", "game 2, B shown first")

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.benchmarks.mrmath import build
-from mathjudge.benchmarks.published import Converted
+from mathjudge.benchmarks.published import Converted, github_files
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.sources import resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
+from mathjudge.spec.benchmark import JudgeKind
 
 BENCHMARK = build.NAME
 FOLDERS = {
@@ -131,6 +132,14 @@ EVALUATORS: tuple[Evaluator, ...] = (
         {"invalid": 0.025, "redundant": 0.025},
     ),
 )
+# The submission meta's judge kind of each way of judging: GPT-4 and GPT-3.5 are prompted,
+# Math-Shepherd and ReasonEval score every step, ROSCOE is a fixed formula over sentence
+# embeddings (no trained judge).
+JUDGE_KIND: dict[str, JudgeKind] = {
+    "verdict": "llm_judge",
+    "line scores": "process_reward_model",
+    "solution score": "rule",
+}
 LINE_SCORE = {
     "math-shepherd": "the PRM's score per line",
     "reasoneval": "p_neutral + p_positive per line (invalid set), -p_neutral (redundant set)",
@@ -278,7 +287,17 @@ def convert(evaluator: Evaluator, items: list[dict[str, Any]], files: dict[str, 
             )
     if problems:
         raise ValidationFailed(problems)
-    return Converted(evaluator.key, evaluator.judge, rows, _meta(evaluator, files), details)
+    return Converted(
+        evaluator.key,
+        evaluator.judge,
+        rows,
+        _meta(evaluator, files),
+        kind=JUDGE_KIND[evaluator.kind],
+        converted_from=github_files(
+            build.PINS.repo, build.PINS.revision, [output_path(evaluator, s) for s in build.SETS]
+        ),
+        details=details,
+    )
 
 
 def _meta(evaluator: Evaluator, files: dict[str, Path]) -> dict[str, Any]:
@@ -286,7 +305,7 @@ def _meta(evaluator: Evaluator, files: dict[str, Path]) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "judge": evaluator.judge,
         "model": evaluator.model,
-        "kind": evaluator.kind,
+        "judging": evaluator.kind,
         "benchmark": BENCHMARK,
         "source": {
             "repository": f"https://github.com/{build.PINS.repo}",

@@ -43,6 +43,12 @@ SPEC = BenchmarkSpec(
         "2506.21621",
     ),
     dataset="opc",
+    notes=(
+        "Which split: the 434-row test.parquet of the corpus's code repository, not the "
+        "292-row Hugging Face test split the paper's judge table uses (the authors say so in "
+        "issue #3 of their repository); the paper's judge numbers are not comparable with "
+        "scores here and none is shown beside them.",
+    ),
     items_config="judgments",
     seed=verdicts.SEED,
     headline="macro_f1",
@@ -64,6 +70,8 @@ SPEC = BenchmarkSpec(
             partial=True,
             description="The Open Proof Corpus's own LLM judgment of each proof, read as "
             "'correct' when it lists no issues; 311 of the 434 proofs have one.",
+            kind="llm_judge",
+            from_source=True,
         ),
         verdicts.ALWAYS_INCORRECT,
     ),

@@ -180,6 +180,7 @@ SPEC = BenchmarkSpec(
             partial=True,
             description="Extracts the final answer and checks it against the reference answers "
             "with math-verify; Calculation problems only, as in the StepMathAgent paper.",
+            kind="rule",
         ),
         Baseline(
             key="constant",

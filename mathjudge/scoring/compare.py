@@ -1,5 +1,5 @@
 """`mathjudge compare`: resolve two judges (a name or submission id in the store, or a
-predictions file) and compare them with the paired statistics of `evaluate.paired`.
+predictions file) and compare them with the paired statistics of `scoring.paired`.
 
 A stored judge is compared on the per-item predictions it was scored on (its latest
 submission); a file is validated against the built dataset, its runs combined with `mean` as
@@ -31,18 +31,18 @@ import pyarrow.compute as pc
 from mathjudge import registry
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.evaluator import DEFAULT_BOOTSTRAP, scored_items
-from mathjudge.evaluate.paired import Comparison, Side, paired_differences
-from mathjudge.evaluate.scoring import (
+from mathjudge.scoring.engine import (
     ClusterStats,
     cluster_statistics,
     combined_predictions,
     connect,
     resolve_options,
 )
-from mathjudge.evaluate.submission import load_submission
+from mathjudge.scoring.evaluator import DEFAULT_BOOTSTRAP, scored_items
+from mathjudge.scoring.paired import Comparison, Side, paired_differences
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
+from mathjudge.validate.submission import load_submission
 
 FILE_RUNS_AGG = "mean"  # `evaluate`'s default, so a file compares as it would be scored
 

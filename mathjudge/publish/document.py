@@ -1,7 +1,7 @@
 """Publish time: turn the results store into the leaderboard document and store it.
 
 Ranks, rank intervals and tie groups are statistics, so they are computed here (see
-`evaluate.ranks`), with the B and seed the judges were scored with; each benchmark's
+`publish.ranks`), with the B and seed the judges were scored with; each benchmark's
 presentation facts come from its spec. The site (`mathjudge.leaderboard`) renders the stored
 document and nothing else, so what it shows is a pure function of the store.
 """
@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from mathjudge import __version__, registry, store
+from mathjudge.dataio.reported import SOURCE as REPORTED
 from mathjudge.display import summary
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.aliases import AliasTable, compare_pair
-from mathjudge.evaluate.aliases import table as alias_table
-from mathjudge.evaluate.ranks import rank_benchmark
+from mathjudge.publish.aliases import AliasTable, compare_pair
+from mathjudge.publish.aliases import table as alias_table
+from mathjudge.publish.ranks import rank_benchmark
 from mathjudge.spec.document import (
     DOCUMENT,
     BenchmarkDocument,
@@ -29,6 +31,7 @@ from mathjudge.spec.document import (
     ModelDocument,
     ModelRef,
     ModelResult,
+    Provenance,
     Ranks,
     Submission,
 )
@@ -49,7 +52,8 @@ def assemble(path: Path) -> LeaderboardDocument:
         ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
-            if name in registry.names():
+            known = name in registry.names()
+            if known:
                 presentation = registry.get(name).presentation()
                 ranks = ranked[name]
             else:
@@ -62,6 +66,7 @@ def assemble(path: Path) -> LeaderboardDocument:
                     submissions=[_submission(name, s, aliases, examples) for s in subs],
                     ranks=Ranks.model_validate(ranks),
                     comparisons=_comparisons(name, subs, aliases),
+                    notes=_notes(name, subs, datasets) if known else [],
                 )
             )
         total = read.submission_count(con)
@@ -109,7 +114,8 @@ def _submission(
     found = aliases.model_of(benchmark, stored["source"], stored["judge"], meta)
     model = None
     if found is not None:
-        model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1])
+        model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
+    kind = meta.get("kind")
     return Submission.model_validate(
         {
             **stored,
@@ -117,31 +123,42 @@ def _submission(
             "meta_file": f"meta/{stored['id']}.json" if linked else None,
             "example": stored["content_hash"] in examples,
             "model": model,
-            "kind": (meta or {}).get("kind") if (meta or {}).get("kind") in JUDGE_KINDS else None,
-            "provenance": _provenance(stored["source"], meta or {}),
+            "kind": kind if isinstance(kind, str) else None,
+            "provenance": provenance(stored["source"], meta),
         }
     )
 
 
-JUDGE_KINDS = ("llm_judge", "reward_model", "process_reward_model", "rule", "baseline")
-
-
-def _provenance(source: str, meta: dict) -> str:
-    """Copied from a paper, scored from a paper's published outputs, or from predictions."""
-    if source == "reported":
+def provenance(source: str, meta: dict[str, Any]) -> Provenance:
+    """Where a stored submission's predictions come from (see `Submission`)."""
+    if source == REPORTED:
         return "paper"
     return "published_outputs" if meta.get("converted_from") else "submitted"
+
+
+def _notes(benchmark: str, subs: list[dict], datasets: list[DatasetDocument]) -> list[str]:
+    """The spec's notes, then the limitations declared by the manifests of the datasets this
+    benchmark's submissions were scored on (each once, in order)."""
+    spec = registry.get(benchmark)
+    scored = {s["content_hash"] for s in subs}
+    notes = list(spec.notes)
+    for dataset in datasets:
+        if dataset.name == spec.dataset and dataset.content_hash in scored:
+            limitations = dataset.manifest.get("limitations") or []
+            notes += [n for n in limitations if isinstance(n, str) and n not in notes]
+    return notes
 
 
 def _comparisons(benchmark: str, subs: list[dict], aliases: AliasTable) -> list[Comparison]:
     """The declared reported/reproduced pairs present on this benchmark, score by score."""
     by_name = {(s["source"], s["judge"]): s for s in subs}
+    headline = registry.get(benchmark).headline if benchmark in registry.names() else None
     out = []
     for pair in aliases.pairs:
         reported = by_name.get(("reported", pair.reported))
         reproduced = by_name.get(("reproduced", pair.reproduced))
         if pair.benchmark == benchmark and reported and reproduced:
-            out.append(Comparison.model_validate(compare_pair(reported, reproduced)))
+            out.append(Comparison.model_validate(compare_pair(reported, reproduced, headline)))
     return out
 
 
@@ -161,6 +178,7 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
                     judge=sub.judge,
                     source=sub.source,
                     variant=sub.model.variant,
+                    pipeline=sub.model.pipeline,
                 )
             )
     return [

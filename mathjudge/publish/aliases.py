@@ -10,6 +10,7 @@ reported-vs-reproduced comparisons of the declared pairs (`compare_pair`).
 from __future__ import annotations
 
 import functools
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib import resources
 from typing import Any, Literal
 
@@ -32,6 +33,9 @@ class JudgeAlias(_Strict):
     judge: str
     variant: str = ""
     version: str | None = None
+    # The agent or pipeline this judge is, where it is one built on the model (StepMathAgent,
+    # the Arena-Hard judge prompt): its results are the pipeline's, never the model's own.
+    pipeline: str | None = None
 
 
 class Model(_Strict):
@@ -74,21 +78,23 @@ class AliasTable(_Strict):
                 )
         return self
 
-    def model_of(self, benchmark: str, source: str, judge: str, meta: dict[str, Any]) -> Any:
-        """(model, variant) of a stored submission, or None: the table's judge entry, else a
-        reproduced submission whose meta names the model by its id, name or an alias (its
-        judge name is then the variant)."""
+    def model_of(
+        self, benchmark: str, source: str, judge: str, meta: dict[str, Any]
+    ) -> tuple[Model, str, str | None] | None:
+        """(model, variant, pipeline) of a stored submission, or None: the table's judge
+        entry, else a reproduced submission whose meta names the model by its id, name or an
+        alias (its judge name is then the variant, and it is no pipeline)."""
         for model in self.models:
             for j in model.judges:
                 if (j.benchmark, j.source, j.judge) == (benchmark, source, judge):
-                    return model, j.variant
+                    return model, j.variant, j.pipeline
         named = meta.get("model")
         if source != "reproduced" or not isinstance(named, str):
             return None
         wanted = named.strip().casefold()
         for model in self.models:
             if wanted in {model.id, model.name.casefold(), *(a.casefold() for a in model.aliases)}:
-                return model, judge
+                return model, judge, None
         return None
 
 
@@ -107,14 +113,45 @@ def parse(text: str, where: str) -> AliasTable:
 @functools.cache
 def table() -> AliasTable:
     """The shipped table (parsed once)."""
-    text = resources.files("mathjudge.evaluate").joinpath(TABLE).read_text(encoding="utf-8")
-    return parse(text, f"mathjudge/evaluate/{TABLE}")
+    text = resources.files("mathjudge.publish").joinpath(TABLE).read_text(encoding="utf-8")
+    return parse(text, f"mathjudge/publish/{TABLE}")
 
 
-def compare_pair(reported: dict[str, Any], reproduced: dict[str, Any]) -> dict[str, Any]:
+# Verdicts from worst to best: a pair's verdict is the worst of its headline rows.
+VERDICTS = ("outside_ci", "no_ci", "within_ci", "exact")
+
+
+def rounds_to(value: float, printed: str, scale: int) -> bool:
+    """Whether `value` (natural units), times `scale` and rounded half to even to the decimals
+    of `printed`, is the printed number: how the paper's own float would have been printed."""
+    try:
+        paper = Decimal(printed)
+    except InvalidOperation:
+        return False
+    if not paper.is_finite():
+        return False
+    step = Decimal(1).scaleb(min(paper.as_tuple().exponent, 0))  # type: ignore[arg-type]
+    return (Decimal(value) * scale).quantize(step, rounding=ROUND_HALF_EVEN) == paper
+
+
+def verdict(row: dict[str, Any], printed: dict[str, Any] | None) -> str:
+    """exact / within_ci / outside_ci / no_ci for one compared score (see `ComparisonRow`)."""
+    value, cell = row["value"], printed or {}
+    if value is not None and cell and rounds_to(value, cell["text"], int(cell["scale"])):
+        return "exact"
+    if row["outside"] is None:
+        return "no_ci"
+    return "outside_ci" if row["outside"] else "within_ci"
+
+
+def compare_pair(
+    reported: dict[str, Any], reproduced: dict[str, Any], headline: str | None = None
+) -> dict[str, Any]:
     """Every score both results give: the paper's value beside ours, flagged when it lies
-    outside our 95% CI (no flag where we have no interval)."""
+    outside our 95% CI (no flag where we have no interval), with its verdict; the pair's
+    verdict is the worst among the rows of the `headline` metric (all rows without one)."""
     ours = {(s["scope"], s["subset"], s["metric"]): s for s in reproduced["scores"]}
+    cells = reported.get("meta", {}).get("printed") or {}
     rows = []
     for paper in reported["scores"]:
         key = (paper["scope"], paper["subset"], paper["metric"])
@@ -123,22 +160,26 @@ def compare_pair(reported: dict[str, Any], reproduced: dict[str, Any]) -> dict[s
             continue
         low, high = mine["ci_low"], mine["ci_high"]
         outside = None if low is None or high is None else not low <= paper["value"] <= high
-        rows.append(
-            {
-                "scope": key[0],
-                "subset": key[1],
-                "metric": key[2],
-                "reported": paper["value"],
-                "value": mine["value"],
-                "ci_low": low,
-                "ci_high": high,
-                "outside": outside,
-            }
-        )
+        cell = cells.get("/".join(key))
+        printed = cell if isinstance(cell, dict) and set(cell) == {"text", "scale"} else None
+        row = {
+            "scope": key[0],
+            "subset": key[1],
+            "metric": key[2],
+            "reported": paper["value"],
+            "value": mine["value"],
+            "ci_low": low,
+            "ci_high": high,
+            "outside": outside,
+            "printed": printed["text"] if printed else None,
+        }
+        rows.append({**row, "verdict": verdict(row, printed)})
     rows.sort(key=lambda r: (r["scope"] != "overall", r["scope"], r["subset"], r["metric"]))
+    judged = [r for r in rows if r["metric"] == headline] or rows
     return {
         "reported": reported["id"],
         "reproduced": reproduced["id"],
         "rows": rows,
         "n_outside": sum(bool(r["outside"]) for r in rows),
+        "verdict": min((r["verdict"] for r in judged), key=VERDICTS.index, default="no_ci"),
     }

@@ -13,8 +13,8 @@ each (scope, subset) the result is the difference d = A - B with
   of 2/B: when no replicate falls on the far side of 0 the estimate would be 0, and p is reported
   as an upper bound, p < 2/B, never as 0.
 
-`evaluate.compare` resolves the two judges (store or file); rank intervals and tie groups
-(`evaluate.ranks`) use the same test.
+`scoring.compare` resolves the two judges (store or file); rank intervals and tie groups
+(`publish.ranks`) use the same test.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
-from mathjudge.evaluate.scoring import ClusterStats
+from mathjudge.scoring.bootstrap import percentile_interval, replicate_sums
+from mathjudge.scoring.engine import ClusterStats
 from mathjudge.spec.scorer import Scorer
 
 

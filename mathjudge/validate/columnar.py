@@ -21,8 +21,8 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from mathjudge.evaluate import precheck
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
+from mathjudge.validate import precheck
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mathjudge import registry
-from mathjudge.dataio.reported import SOURCE, where
+from mathjudge.dataio.reported import SOURCE, printed_cells, where
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import EvaluationResult, Score
 from mathjudge.store import delete, read, save_many
@@ -78,6 +78,7 @@ def _join(
         **kept.meta,
         "tables": tables,
         "transcribed_from": kept.meta["transcribed_from"] + other.meta["transcribed_from"],
+        "printed": printed_cells(scores),
     }
     paper = registry.get(kept.benchmark).paper
     citation = paper.cite(tables) if paper else kept.citation

@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from mathjudge.config import env_number
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import Problem, ValidationFailed
-from mathjudge.evaluate import columnar, records
 from mathjudge.spec.prediction import PredictionRow
+from mathjudge.validate import columnar, records
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30

@@ -22,9 +22,9 @@ import numpy as np
 import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate import spread
-from mathjudge.evaluate.bootstrap import percentile_interval, replicate_sums
-from mathjudge.evaluate.runs import aggregate_sql
+from mathjudge.scoring import spread
+from mathjudge.scoring.bootstrap import percentile_interval, replicate_sums
+from mathjudge.scoring.runs import aggregate_sql
 from mathjudge.spec.results import Score
 from mathjudge.spec.scorer import Scorer
 

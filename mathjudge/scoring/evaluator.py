@@ -14,11 +14,11 @@ from mathjudge import __version__, registry, sidefiles
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.display import check_judge_name, check_meta
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.scoring import resolve_options, score
-from mathjudge.evaluate.submission import Submission, load_submission
+from mathjudge.scoring.engine import resolve_options, score
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 from mathjudge.spec.scorer import Scorer
+from mathjudge.validate.submission import Submission, load_submission
 
 DEFAULT_BOOTSTRAP = 1000
 

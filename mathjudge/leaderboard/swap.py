@@ -1,4 +1,4 @@
-"""Publish a folder atomically: build beside the target, then swap it into place, so a reader
+"""Replace a folder atomically: build beside the target, then swap it into place, so a reader
 (or a failed build) never sees a half-written site."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from mathjudge.atomic import atomic_dir
 from mathjudge.errors import MathJudgeError
 
 
-def publish(out: Path, fill: Callable[[Path], None], *, marker: str) -> None:
+def swap_in(out: Path, fill: Callable[[Path], None], *, marker: str) -> None:
     """Call `fill(tmp)` on a fresh sibling folder of `out`, then swap it in as `out`.
 
     An existing `out` is replaced only if it is empty or holds `marker` (a file every build

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from mathjudge import safejson
 from mathjudge.errors import Problem
-from mathjudge.evaluate import precheck
+from mathjudge.validate import precheck
 
 MAX_LINE_BYTES = 16 << 20
 BATCH_ROWS = 65_536

@@ -37,9 +37,9 @@ import numpy as np
 import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.evaluate.bootstrap import replicate_sums
-from mathjudge.evaluate.paired import metric_differences
-from mathjudge.evaluate.scoring import ClusterStats, cluster_statistics, connect
+from mathjudge.scoring.bootstrap import replicate_sums
+from mathjudge.scoring.engine import ClusterStats, cluster_statistics, connect
+from mathjudge.scoring.paired import metric_differences
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import MetricSpec
 from mathjudge.spec.scorer import Scorer

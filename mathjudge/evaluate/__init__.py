@@ -1,1 +1,0 @@
-"""Submission validation, DuckDB scoring with cluster-bootstrap CIs, and the results store."""
