@@ -265,7 +265,7 @@ def run_stepmathbench(args: argparse.Namespace) -> tuple[bool, list[str]]:
         f"predictions {paths.predictions.stat().st_size / 1e6:.1f} MB"
     )
 
-    scorer = registry.get(BENCHMARK).scorer()
+    scorer = registry.scorer(BENCHMARK)
     print_load()
     print("\nrunning mathjudge evaluate_file ...", flush=True)
     mj = run_mathjudge(

@@ -28,14 +28,14 @@ sys.path.insert(0, str(REPO / "tests"))
 import fuzzing  # noqa: E402  (the mutations live with the tests)
 
 from mathjudge.dataio.writer import write_dataset  # noqa: E402
-from mathjudge.registry import get  # noqa: E402
+from mathjudge.registry import builder  # noqa: E402
 
 
 def datasets(workdir: Path) -> Path:
     out = workdir / "datasets"
     for name in fuzzing.BENCHMARKS:
         if not (out / name / "manifest.json").is_file():
-            write_dataset(get(name).builder().build(None), out)
+            write_dataset(builder(name).build(None), out)
     return out
 
 

@@ -350,7 +350,7 @@ def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
         f"constant prediction {facts['constant_score']:,})"
     )
 
-    scorer = registry.get(BENCHMARK).scorer()
+    scorer = registry.scorer(BENCHMARK)
     targets = [
         *PHASES,
         (engine, "aggregated_predictions", "aggregated_predictions"),

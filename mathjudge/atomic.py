@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -117,16 +117,22 @@ def exchange(a: Path, b: Path) -> bool:
 
 
 @functools.cache
-def _exchange_call():  # type: ignore[no-untyped-def]
+def _exchange_call() -> Callable[[bytes, bytes], int] | None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if sys.platform.startswith("linux"):
             renameat2 = libc.renameat2
-            renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p] * 2 + [ctypes.c_uint]
+            renameat2.argtypes = (
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            )
             return lambda a, b: renameat2(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE)
         if sys.platform == "darwin":
             renamex_np = libc.renamex_np
-            renamex_np.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+            renamex_np.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint)
             return lambda a, b: renamex_np(a, b, _RENAME_SWAP)
     except (AttributeError, OSError):  # an older C library
         return None

@@ -87,7 +87,7 @@ def _published_judges(
     skipped with the reason when the output files are not reachable."""
     assert spec.outputs is not None
     try:
-        converted = spec.resolve(spec.outputs)(spec.name, source_dir)
+        converted = registry.resolve(spec.name, spec.outputs)(spec.name, source_dir)
     except MathJudgeError as exc:
         report.skipped[f"{spec.name} published outputs"] = str(exc)
         say(f"[yellow]skipped[/] published outputs of {spec.name}: {exc}")
@@ -205,12 +205,12 @@ def run_demo(
             console.print(message, soft_wrap=True, highlight=False)
 
     for name, spec in registry.datasets().items():
-        builder = spec.builder()
+        builder = registry.builder(spec.name)
         try:
             path = write_dataset(builder.build(source_dir), datasets_dir)
         except MathJudgeError as exc:
             # A benchmark that ships an example (ExpertMath's package) falls back to it.
-            example = spec.example_dir()
+            example = registry.example_dir(spec.name)
             if example is None:
                 report.skipped[name] = str(exc)
                 say(f"[yellow]skipped[/] {name}: {exc}")

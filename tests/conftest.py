@@ -60,8 +60,8 @@ def all_builds(mirror: Path) -> dict:
 
     builds = {}
     for name, spec in registry.datasets().items():
-        source = BUILD_FROM.get(name) or spec.example_dir() or mirror
-        builds[name] = spec.builder().build(source)
+        source = BUILD_FROM.get(name) or registry.example_dir(spec.name) or mirror
+        builds[name] = registry.builder(spec.name).build(source)
     return builds
 
 

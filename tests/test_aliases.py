@@ -15,6 +15,7 @@ from mathjudge import registry
 from mathjudge.errors import MathJudgeError
 from mathjudge.publish.aliases import compare_pair, parse, table
 from mathjudge.publish.reported import load_reported
+from mathjudge.store.read import StoredScore, StoredSubmission
 
 
 def _existing(mirror: Path) -> set[tuple[str, str, str]]:
@@ -22,7 +23,7 @@ def _existing(mirror: Path) -> set[tuple[str, str, str]]:
     for spec in registry.specs():
         found |= {(spec.name, "reproduced", b.judge_name) for b in spec.baselines}
         if spec.outputs:
-            converted = spec.resolve(spec.outputs)(spec.name, mirror)
+            converted = registry.resolve(spec.name, spec.outputs)(spec.name, mirror)
             found |= {(spec.name, "reproduced", c.judge) for c in converted}
     return found
 
@@ -73,34 +74,42 @@ def test_bad_tables_are_refused_with_the_reason() -> None:
 
 
 def _score(metric: str, value: float, low: float | None = None, high: float | None = None):
-    return {"scope": "type", "subset": "Calculation", "metric": metric, "value": value,
-            "ci_low": low, "ci_high": high, "n": 10}  # fmt: skip
+    return StoredScore("type", "Calculation", metric, value, low, high, 10)
+
+
+def _stored(sid: str, scores: list[StoredScore], meta: dict | None = None) -> StoredSubmission:
+    """A stored result with these scores (the other facts play no part in a comparison)."""
+    return StoredSubmission(
+        id=sid, benchmark="b", dataset_version="1", content_hash="h", judge=sid, meta=meta or {},
+        sha256="s", created="2025-01-01T00:00:00+00:00", partial=False, coverage=1.0, n_items=10,
+        runs=1, runs_agg="mean", fields=[], bootstrap={}, source="reported", citation=None,
+        mathjudge_version="0", extras={}, scores=scores,
+    )  # fmt: skip
 
 
 def test_paper_values_outside_our_interval_are_flagged() -> None:
     """The issue's example: the paper's RuleEM Ans Corr 72.6 against ours 89.2 [84.1, 93.3]."""
-    paper = {"id": "p", "scores": [
+    paper = _stored("p", [
         _score("answer_corr", 0.726), _score("answer_overlap", 0.854),
         _score("answer_mse", 0.146), _score("only_in_paper", 0.5),
-    ]}  # fmt: skip
-    ours = {"id": "o", "scores": [
+    ])  # fmt: skip
+    ours = _stored("o", [
         _score("answer_corr", 0.892, 0.841, 0.933),
         _score("answer_overlap", 0.943, 0.854, 0.966),  # on the lower bound: inside
         _score("answer_mse", 0.057),  # no interval: nothing to test
-    ]}  # fmt: skip
+    ])  # fmt: skip
     result = compare_pair(paper, ours)
-    rows = {r["metric"]: r for r in result["rows"]}
+    rows = {r.metric: r for r in result.rows}
     assert set(rows) == {"answer_corr", "answer_overlap", "answer_mse"}
-    assert rows["answer_corr"]["outside"] is True
-    assert rows["answer_overlap"]["outside"] is False
-    assert rows["answer_mse"]["outside"] is None
-    assert result["n_outside"] == 1
-    assert (result["reported"], result["reproduced"]) == ("p", "o")
+    assert rows["answer_corr"].outside is True
+    assert rows["answer_overlap"].outside is False
+    assert rows["answer_mse"].outside is None
+    assert result.n_outside == 1
+    assert (result.reported, result.reproduced) == ("p", "o")
 
 
 def _cell(metric: str, value: float, low: float | None = None, high: float | None = None):
-    return {"scope": "overall", "subset": "all", "metric": metric, "value": value,
-            "ci_low": low, "ci_high": high, "n": 56}  # fmt: skip
+    return StoredScore("overall", "all", metric, value, low, high, 56)
 
 
 def test_verdicts_round_our_value_as_the_paper_prints_it() -> None:
@@ -116,16 +125,16 @@ def test_verdicts_round_our_value_as_the_paper_prints_it() -> None:
         "overall/all/far": {"text": "50.00", "scale": 100},
         "overall/all/no_interval": {"text": "50.00", "scale": 100},
     }
-    paper = {"id": "p", "meta": {"printed": printed}, "scores": [
+    paper = _stored("p", [
         _cell("math", 0.6607), _cell("one_decimal", 0.7), _cell("one_decimal_off", 0.7),
         _cell("twice_rounded", 0.1574), _cell("far", 0.5), _cell("no_interval", 0.5),
-    ]}  # fmt: skip
-    ours = {"id": "o", "scores": [
+    ], meta={"printed": printed})  # fmt: skip
+    ours = _stored("o", [
         _cell("math", 37 / 56, 0.53, 0.78), _cell("one_decimal", 0.70049, 0.6, 0.8),
         _cell("one_decimal_off", 0.70051, 0.6, 0.8), _cell("twice_rounded", 76 / 483, 0.12, 0.19),
         _cell("far", 0.6, 0.55, 0.65), _cell("no_interval", 0.6),
-    ]}  # fmt: skip
-    verdicts = {r["metric"]: r["verdict"] for r in compare_pair(paper, ours)["rows"]}
+    ])  # fmt: skip
+    verdicts = {r.metric: r.verdict for r in compare_pair(paper, ours).rows}
     assert verdicts == {
         "math": "exact",
         "one_decimal": "exact",
@@ -135,9 +144,9 @@ def test_verdicts_round_our_value_as_the_paper_prints_it() -> None:
         "no_interval": "no_ci",
     }
     # The pair's verdict is the worst row of the headline; all rows without one.
-    assert compare_pair(paper, ours, "math")["verdict"] == "exact"
-    assert compare_pair(paper, ours, "twice_rounded")["verdict"] == "within_ci"
-    assert compare_pair(paper, ours)["verdict"] == "outside_ci"
+    assert compare_pair(paper, ours, "math").verdict == "exact"
+    assert compare_pair(paper, ours, "twice_rounded").verdict == "within_ci"
+    assert compare_pair(paper, ours).verdict == "outside_ci"
     # A paper value with no printed cell recorded can only be judged by the interval.
-    bare = {"id": "p", "scores": [_cell("math", 0.6607)]}
-    assert compare_pair(bare, ours)["rows"][0]["verdict"] == "within_ci"
+    bare = _stored("p", [_cell("math", 0.6607)])
+    assert compare_pair(bare, ours).rows[0].verdict == "within_ci"

@@ -98,12 +98,14 @@ def test_bad_in_memory_predictions_name_the_row_and_field(datasets_dir: Path) ->
     with pytest.raises(ValidationFailed) as info:
         api.evaluate("stepmathbench", rows, "j", datasets=datasets_dir, allow_partial=True)
     text = str(info.value)
-    assert "<list of dicts>:1 [score]" in text and "<list of dicts>:2 [score]" in text
+    assert "<list of dicts> row 1 [score]" in text and "<list of dicts> row 2 [score]" in text
     assert "mathjudge-predictions-" not in text
     frame = pd.DataFrame({"item_id": ["stepmath-1", "nope"], "score": [3, 4]})
     with pytest.raises(ValidationFailed, match=r"<DataFrame> row 2 \[item_id\]"):
         api.evaluate("stepmathbench", frame, "j", datasets=datasets_dir, allow_partial=True)
-    with pytest.raises(MathJudgeError, match="a file path, a pandas DataFrame or a list of dicts"):
+    with pytest.raises(
+        MathJudgeError, match="a file path, a pandas DataFrame, an Arrow table or a list of dicts"
+    ):
         api.evaluate("stepmathbench", 42, "j", datasets=datasets_dir)
 
 
@@ -213,3 +215,53 @@ def test_evaluate_at_a_published_revision_fetches_the_tagged_release(
 def test_a_local_build_of_another_version_is_refused(datasets_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match=r"dataset version 1\.1\.0, not 1\.0\.0; fetch"):
         api.evaluate("stepmathbench", [], "j", datasets=datasets_dir, revision="1.0.0")
+
+
+# ---- one request, resolved once -----------------------------------------------------------------
+
+
+def test_in_memory_predictions_are_validated_where_they_are(
+    datasets_dir: Path, stepmath_rows: list[dict], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DataFrame reaches the validator as an Arrow table and a list as its rows: nothing is
+    written to a temporary file (which the messages would then have to hide)."""
+    import tempfile
+
+    import pyarrow as pa
+
+    def no_files(*args: object, **kwargs: object) -> None:
+        raise AssertionError("in-memory predictions were written to a file")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_files)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", no_files)
+    rows = [{"item_id": r["uid"], "score": r["gold_score"]} for r in stepmath_rows]
+    asked = api.request("stepmathbench", pd.DataFrame(rows), "j", datasets=datasets_dir)
+    assert isinstance(asked.predictions.rows, pa.Table)
+    assert asked.predictions.label == "<DataFrame>"
+    for given in (pd.DataFrame(rows), pa.Table.from_pylist(rows), rows):
+        scores = api.evaluate("stepmathbench", given, "j", datasets=datasets_dir, n_boot=20)
+        overall = scores.set_index(["scope", "metric"]).loc[("overall", "mse"), "value"]
+        assert overall == 0.0  # the gold scores themselves
+
+
+def test_the_dataset_of_a_revision_is_opened_once(
+    datasets_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request names the benchmark and revision once and the evaluator resolves them once:
+    one read of the built dataset's manifest, not one to check the revision and one to score."""
+    from mathjudge import sidefiles
+
+    reads: list[str] = []
+    real = sidefiles.read_json
+
+    def counted(path: Path, *args: object, **kwargs: object) -> object:
+        if path.name == "manifest.json":
+            reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(sidefiles, "read_json", counted)
+    rows = [{"item_id": "stepmath-1", "score": 3}]
+    api.evaluate(
+        "stepmathbench", rows, "j", datasets=datasets_dir, revision="1.1.0", allow_partial=True
+    )
+    assert reads == [str(datasets_dir / "stepmathbench" / "manifest.json")]

@@ -208,7 +208,7 @@ def test_bootstrap_is_over_problems_and_seeded_4(tiny: Path, tmp_path: Path) -> 
 @pytest.mark.parametrize("bench", ["mumath", "opc"])
 def test_both_benchmarks_share_the_contract(bench: str) -> None:
     spec = registry.get(bench)
-    scorer = spec.scorer()
+    scorer = registry.scorer(spec.name)
     assert scorer.prediction is binary.Prediction
     assert spec.seed == 4
     assert (scorer.cluster, scorer.scopes) == ("problem_id", {"author_model": "author_model"})

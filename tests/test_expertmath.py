@@ -17,10 +17,10 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge.benchmarks.expertmath import build as builder
+from mathjudge.benchmarks.expertmath.length import solution_length
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.judges.length import solution_length
 from mathjudge.scoring.evaluator import evaluate_file
 
 BENCH = "expertmath"

@@ -429,3 +429,33 @@ def test_cli_import_and_validate(mirror: Path, real_datasets: Path, tmp_path: Pa
     # a judge of the GPT-4o pairs is not a submission to the Claude pairs
     with pytest.raises(ValidationFailed, match="unknown item_id"):
         validate_file("judgebench_claude", out / "judgebench" / "grm-gemma-2b.jsonl", real_datasets)
+
+
+def test_n_counts_the_pairs_each_accuracy_is_over(
+    built: Build, real_datasets: Path, small: Path, tmp_path: Path
+) -> None:
+    """A score's n is the number of items its metric is computed on: the math accuracy is over
+    the 56 math pairs, not the 350 of the build (counted here from the built rows); per run too."""
+    rows = next(t.rows for t in built.tables if t.config == "gpt4o")
+    by_category = Counter(r["category"] for r in rows)
+    assert by_category["math"] == 56
+    preds = [{"item_id": r["item_id"], "decisions": ["A>B", "A>B"]} for r in rows]
+    result = evaluate_file(
+        "judgebench", write_jsonl(tmp_path / "a.jsonl", preds), "a", datasets_dir=real_datasets,
+        n_boot=20,
+    )  # fmt: skip
+    n = {s.metric: s.n for s in result.scores if s.scope == "overall"}
+    assert n == {
+        "accuracy": 350,
+        **{f"{c}_accuracy": by_category[c] for c in ("math", "knowledge", "reasoning", "coding")},
+    }
+    # Two runs of the small build (3 math pairs of 6): each run's rows and the run spread.
+    runs = [
+        {"item_id": pid, "run": run, "decisions": ["A>B"]} for pid, _, _ in SMALL for run in (0, 1)
+    ]
+    spread = evaluate_file(
+        "judgebench", write_jsonl(tmp_path / "r.jsonl", runs), "r", datasets_dir=small, n_boot=20
+    )
+    per_run = {(s.subset, s.metric): s.n for s in spread.scores if s.scope == "run"}
+    assert per_run[("run=0", "math_accuracy")] == per_run[("run=1", "math_accuracy")] == 3
+    assert per_run[("run=0", "accuracy")] == 6

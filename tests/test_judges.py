@@ -17,9 +17,9 @@ from mathjudge.benchmarks.mumath import build as mumath
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge.benchmarks.stepmathbench import rule_em
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.judges import rule_em
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.pf_bv import PfBv, parse_modules

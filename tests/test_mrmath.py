@@ -699,16 +699,16 @@ def test_store_ranks_and_compare(
     with duckdb.connect(str(store), read_only=True) as con:
         stored = read.load_predictions(con, ids[1])
         assert sorted(stored) == ["solution_pred", "solution_score", "step_tn", "step_tp"]
-        subs = [s for s in read.latest_submissions(con) if s["benchmark"] == BENCH]
-        assert sorted(s["id"] for s in subs) == sorted(ids)
+        subs = [s for s in read.latest_submissions(con) if s.benchmark == BENCH]
+        assert sorted(s.id for s in subs) == sorted(ids)
         ranked = rank_benchmark(registry.get(BENCH), subs, con)
-    assert ranked["status"] == "ranked" and ranked["metric"] == "invalid_step_macro_f1"
-    assert ids[3] not in ranked["judges"]  # ROSCOE gives no step predictions
-    values = {sid: j["value"] for sid, j in ranked["judges"].items()}
+    assert ranked.status == "ranked" and ranked.metric == "invalid_step_macro_f1"
+    assert ids[3] not in ranked.judges  # ROSCOE gives no step predictions
+    values = {sid: j.value for sid, j in ranked.judges.items()}
     for sid, r in zip(ids[:3], results.values(), strict=False):
         assert values[sid] == pytest.approx(overall(r)["invalid_step_macro_f1"])
-    best = ranked["judges"][ids[1]]
-    assert (best["rank"], best["group"]) == (1, 1)
+    best = ranked.judges[ids[1]]
+    assert (best.rank, best.group) == (1, 1)
 
     from_store = compare(
         BENCH, "reasoneval_llemma-34b", "gpt4", store=store, datasets_dir=real_datasets, n_boot=200

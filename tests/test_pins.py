@@ -20,7 +20,7 @@ def test_every_dataset_has_pins_and_its_builder_reads_them() -> None:
 
 
 def spec_version(name: str) -> str:
-    return registry.get(name).builder().VERSION
+    return registry.builder(name).VERSION
 
 
 def test_a_github_pin_names_each_file_by_commit_and_digest() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mathjudge.answers.normalised import answers_match, extract_final_answer
-from mathjudge.judges.rule_em import judge
+from mathjudge.benchmarks.stepmathbench.rule_em import judge
 
 # --- extraction -------------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ def test_rank_intervals_on_known_orders() -> None:
         ("best", _stats([0.0] * n)),
         ("swinging", _stats([0.0, 2.0] * (n // 2))),
     ]
-    ranked = {r.submission_id: r for r in rank_judges(stats, SCORER, (), MAE, 1000, 7)}
+    ranked = {r.submission_id: r.entry for r in rank_judges(stats, SCORER, (), MAE, 1000, 7)}
     best, steady, swinging, worst = (ranked[k] for k in ("best", "steady", "swinging", "worst"))
     assert (best.value, best.rank, best.rank_low, best.rank_high, best.group) == (0, 1, 1, 1, 1)
     # Ties at the point estimate share the competition rank 2.

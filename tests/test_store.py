@@ -80,7 +80,7 @@ def test_changed_meta_is_a_new_version_not_a_replacement(result, tmp_path: Path)
     assert counts(db)[0] == 2
     with read.reading(db) as con:
         (shown,) = read.latest_submissions(con)
-    assert shown["id"] == second and shown["meta"] == {"model": "m-1", "prompt": "v2"}
+    assert shown.id == second and shown.meta == {"model": "m-1", "prompt": "v2"}
     # The same meta again (key order aside) is the same submission: replaced, not added.
     assert (
         store.save(db, dataclasses.replace(later, meta={"prompt": "v2", "model": "m-1"})) == second
@@ -107,4 +107,4 @@ def test_the_later_of_two_quick_evaluations_is_the_latest(
         saved.append(store.save(db, result))
     with read.reading(db) as con:
         (shown,) = read.latest_submissions(con)
-    assert shown["id"] == saved[-1]
+    assert shown.id == saved[-1]

@@ -246,7 +246,7 @@ def test_columnar_path_never_accepts_what_rows_reject(
 ) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text(text)
-    model = registry.get("stepmathbench").scorer().prediction
+    model = registry.scorer("stepmathbench").prediction
     known = pa.array(ALL, pa.string())
     assert columnar.accept(path, "jsonl", model, known, allow_partial=True) is None
     assert problems(path, datasets_dir, allow_partial=True)
@@ -266,7 +266,7 @@ def test_nested_and_bracketed_ignored_columns_take_either_path_alike(
         for item in ALL[:30]
     ]
     path = write_jsonl(tmp_path / "p.jsonl", rows)
-    model = registry.get("stepmathbench").scorer().prediction
+    model = registry.scorer("stepmathbench").prediction
     assert columnar.accept(path, "jsonl", model, pa.array(ALL), allow_partial=True) is not None
     fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
     assert fast.table.equals(slow.table)

@@ -2,8 +2,8 @@
 generation prompt asks for it as ``最终答案：【...】``), normalise both it and a reference answer,
 and call them equal when they match as strings or math-verify finds them equivalent.
 
-The matcher behind the RuleEM baseline (`judges.rule_em`), and shared by the other answer
-checks (`answers.plain`, `answers.decide`) and by the ExpertMath package drafting.
+The matcher behind the RuleEM baseline (`benchmarks.stepmathbench.rule_em`), and shared by the
+other answer checks (`answers.plain`, `answers.decide`) and by the ExpertMath package drafting.
 """
 
 from __future__ import annotations
@@ -359,7 +359,9 @@ def _compact(text: str) -> str:
 
 def _split_top_level(text: str) -> list[str]:
     """Split a multi-part answer on , ; 或 and 、 that are not inside any brackets."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

@@ -185,7 +185,9 @@ def run_stage1(
             raise MathJudgeError(f"stage 1 could not read {names}: {exc}") from exc
     counts = {passed: n for passed, n, _, _ in groups}
     examples = {passed: ex for passed, _, ex, _ in groups}
-    survivors = next((rows for passed, _, _, rows in groups if passed == len(FILTERS)), [])
+    survivors: list[Any] = next(
+        (rows for passed, _, _, rows in groups if passed == len(FILTERS)), []
+    )
     records, duplicates = _unique(survivors or [])
     steps = [
         FunnelStep(

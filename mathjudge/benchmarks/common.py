@@ -8,7 +8,7 @@ from mathjudge.spec.benchmark import Baseline
 ANSWER_EQUIVALENCE = Baseline(
     key="answer-equivalence",
     judge_name="Answer equivalence (math-verify)",
-    run="baselines:answer_equivalence",
+    judge="answer-equivalence",
     partial=True,
     description="Extracts the final answer and tests it against the golden answer with "
     "math-verify as it comes (no benchmark-specific normalisation); items with a "

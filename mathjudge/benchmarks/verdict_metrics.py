@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
-from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.benchmarks.stats import confusion_sql, f1, ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
@@ -63,13 +63,7 @@ SCORED_FIELDS = ("verdict",)
 SCOPES = {"author_model": "author_model"}
 
 # `verdict` is the run-combined vote: > 0 correct, < 0 incorrect, 0 inconclusive.
-_STATISTICS = {
-    "pos": "count_if(label)",
-    "neg": "count_if(NOT label)",
-    "pred_pos": "count_if(verdict > 0)",
-    "pred_neg": "count_if(verdict < 0)",
-    "tp": "count_if(label AND verdict > 0)",
-    "tn": "count_if(NOT label AND verdict < 0)",
+_STATISTICS = confusion_sql("label", "verdict > 0", "verdict < 0") | {
     "inconclusive": "count_if(verdict = 0)",
 }
 
@@ -81,20 +75,16 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from summed counts; elementwise, for point estimates and replicates."""
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return num / np.where(den > 0, den, np.nan)
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f1_correct = ratio(2 * sums["tp"], sums["pred_pos"] + sums["pos"])
-        f1_incorrect = ratio(2 * sums["tn"], sums["pred_neg"] + sums["neg"])
-        return {
-            "macro_f1": (f1_correct + f1_incorrect) / 2,
-            "tpr": ratio(sums["tp"], sums["pos"]),
-            "tnr": ratio(sums["tn"], sums["neg"]),
-            "ppv": ratio(sums["tp"], sums["pred_pos"]),
-            "npv": ratio(sums["tn"], sums["pred_neg"]),
-            "inconclusive_rate": ratio(sums["inconclusive"], sums["pos"] + sums["neg"]),
-        }
+    f1_correct = f1(sums["tp"], sums["pred_pos"], sums["pos"])
+    f1_incorrect = f1(sums["tn"], sums["pred_neg"], sums["neg"])
+    return {
+        "macro_f1": (f1_correct + f1_incorrect) / 2,
+        "tpr": ratio(sums["tp"], sums["pos"]),
+        "tnr": ratio(sums["tn"], sums["neg"]),
+        "ppv": ratio(sums["tp"], sums["pred_pos"]),
+        "npv": ratio(sums["tn"], sums["pred_neg"]),
+        "inconclusive_rate": ratio(sums["inconclusive"], sums["pos"] + sums["neg"]),
+    }
 
 
 def extras(con: duckdb.DuckDBPyConnection, fields: tuple[str, ...]) -> dict[str, list[dict]]:
@@ -112,16 +102,13 @@ def extras(con: duckdb.DuckDBPyConnection, fields: tuple[str, ...]) -> dict[str,
     return {"confusion": [dict(zip(keys, row, strict=True)) for row in rows]}
 
 
-def scorer(spec: BenchmarkSpec) -> Scorer:
-    """The verdict scorer with the metrics `spec` declares (see `benchmarks.verdicts`)."""
-    return Scorer(
-        prediction=Prediction,
-        cluster=CLUSTER,
-        item_columns=ITEM_COLUMNS,
-        scored_fields=SCORED_FIELDS,
-        metrics=spec.metrics,
-        stats_sql=stats_sql,
-        finalize=finalize,
-        scopes=SCOPES,
-        extras=extras,
-    )
+SCORER = Scorer(
+    prediction=Prediction,
+    cluster=CLUSTER,
+    item_columns=ITEM_COLUMNS,
+    scored_fields=SCORED_FIELDS,
+    stats_sql=stats_sql,
+    finalize=finalize,
+    scopes=SCOPES,
+    extras=extras,
+)

@@ -45,7 +45,7 @@ GROUPS = (
 ALWAYS_INCORRECT = Baseline(
     key="always-incorrect",
     judge_name="Constant (always incorrect)",
-    run="constant:always_incorrect",
+    run="mathjudge.benchmarks.constant:always_incorrect",
     partial=False,
     description="Judges every solution incorrect.",
 )

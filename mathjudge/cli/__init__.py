@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -94,7 +95,7 @@ class MainGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except UsageError as exc:  # an unusable setting: exit 2, as for a usage error
@@ -107,10 +108,12 @@ class MainGroup(click.Group):
 
 def _benchmark_commands() -> dict[str, click.Command]:
     """The command groups benchmarks contribute (their modules import click only)."""
-    out = {}
+    out: dict[str, click.Command] = {}
     for spec in registry.specs():
         if spec.command is not None:
-            command = spec.resolve(spec.command)
+            command = registry.resolve(spec.name, spec.command)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"mathjudge/benchmarks/{spec.name}: command is no click command")
             out[command.name or spec.name] = command
     return out
 

@@ -109,13 +109,13 @@ def build(
         if revision:
             built = _at_revision(spec, load_pins(name), revision, source_dir)
         else:
-            built = spec.builder().build(source_dir)
+            built = registry.builder(spec.name).build(source_dir)
         note = releases.check(built)  # before anything is written
         refused = refusal(name, built.card_info.license) if repo else None
         if refused and not permission:
             raise MathJudgeError(refused)  # before anything is written
         if with_pdfs and spec.pdfs:
-            path = spec.resolve(spec.pdfs)(built, out)
+            path = registry.resolve(spec.name, spec.pdfs)(built, out)
         else:
             path = write_dataset(built, out)
         click.echo(f"built {name} -> {path} ({note})")
@@ -134,7 +134,7 @@ def _at_revision(spec: BenchmarkSpec, pins: Pins, revision: str, source_dir: Pat
             f"{spec.name}: built from the user's own copy, so it has no upstream revision to "
             "move to; --revision does not apply"
         )
-    built = spec.builder().build(source_dir, source=pins.at(revision).source)
+    built = registry.builder(spec.name).build(source_dir, source=pins.at(revision).source)
     click.echo(f"{spec.name} at {revision}: to pin it, set in {pins.path}:")
     click.echo(f"  revision: {revision}")
     for _, files in built.sources:

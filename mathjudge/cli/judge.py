@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -177,21 +178,19 @@ def judge_run(
             judge_, benchmark, rows, client=client, runs=runs, attempts=attempts, progress=advance
         )
     out = out or default_out(benchmark, judge_name, model)
-    extra = {
+    extra: dict[str, Any] = {
         "dataset": {"version": dataset.version, "content_hash": dataset.content_hash},
         "api_base": client.api_base if client else None,
         "limit": limit,
         "partial": result.partial or len(rows) < total,
     }
-    report = getattr(judge_, "report", None)  # a judge's own tallies (e.g. cbu's answers)
-    if report is not None:
-        extra["judge_report"] = report(result.details)
+    report = judge_.report(result.details)  # a judge's own tallies (e.g. cbu's answers)
+    if report:
+        extra["judge_report"] = report
     paths = write_outputs(result, out, extra_meta=extra)
     click.echo(result.summary())
-    if report is not None:
-        click.echo(
-            f"{judge_name}: " + ", ".join(f"{k} {v}" for k, v in extra["judge_report"].items())
-        )
+    if report:
+        click.echo(f"{judge_name}: " + ", ".join(f"{k} {v}" for k, v in report.items()))
     click.echo(f"wrote {paths.predictions} and {paths.meta}")
     if paths.failures:
         click.echo(f"failures: {paths.failures}")

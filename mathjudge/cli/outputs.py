@@ -30,7 +30,7 @@ def import_outputs(benchmark: str, source_dir: Path, out: Path) -> None:
 
     spec = registry.get(benchmark)
     assert spec.outputs is not None
-    for done in write_all(spec.resolve(spec.outputs)(benchmark, source_dir), out):
+    for done in write_all(registry.resolve(spec.name, spec.outputs)(benchmark, source_dir), out):
         click.echo(
             f"{done.judge}: {done.n_rows} predictions -> {done.predictions}, {done.meta.name}"
         )

@@ -103,27 +103,26 @@ def evaluate(
 
     from mathjudge import api
     from mathjudge.scoring.evaluator import read_meta
+    from mathjudge.spec.request import EvaluationRequest
 
-    if from_hub and not revision:
-        raise click.UsageError("--from-hub goes with --revision (the version to fetch)")
+    asked = EvaluationRequest(
+        benchmark=benchmark,
+        predictions=file,
+        judge=judge,
+        datasets=datasets_dir,
+        revision=revision,
+        from_hub=from_hub,
+        allow_partial=allow_partial,
+        runs_agg=runs_agg,
+        n_boot=n_boot,
+        seed=seed,
+        meta=read_meta(meta),
+        options=scorer_options(matcher, match_model) or {},
+        store=store,
+        json_out=json_out,
+    )
     with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
-        result = api.score(
-            benchmark,
-            file,
-            judge,
-            datasets=datasets_dir,
-            revision=revision,
-            from_hub=from_hub,
-            store=store,
-            json_out=json_out,
-            allow_partial=allow_partial,
-            runs_agg=runs_agg,
-            n_boot=n_boot,
-            seed=seed,
-            meta=read_meta(meta),
-            options=scorer_options(matcher, match_model),
-            on_progress=advance,
-        )
+        result = api.score(asked, on_progress=advance)
     table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")

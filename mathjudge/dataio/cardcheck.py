@@ -59,8 +59,10 @@ def check_card(text: str, manifest: dict[str, Any], bibtex: str) -> list[str]:
         card = DatasetCard(text)
     except ValueError as exc:
         return [f"not a dataset card: {exc}"]
-    front = card.data.to_dict()
-    problems = _round_trip(front) + _vocabulary(front) + _data(card.data, manifest)
+    data = card.data
+    assert isinstance(data, DatasetCardData)  # what DatasetCard reads
+    front = data.to_dict()
+    problems = _round_trip(front) + _vocabulary(front) + _data(data, manifest)
     problems += _papers(front, card.text, bibtex) + _body(card.text, manifest)
     return problems
 

@@ -37,7 +37,7 @@ class Record(dict[str, Any]):
         raise MissingField(f"{self.where} [{key}]: missing")
 
 
-def expect(row: dict[str, Any], key: str, *kinds: type) -> Any:
+def expect(row: dict[str, Any], key: str, *kinds: type | None) -> Any:
     """`row[key]` if it is of one of `kinds` (None among them allows null; a bool is not an
     int); a located error otherwise."""
     value = row[key]

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mathjudge.answers.plain import TIMEOUT_S, equivalent, final_answer
-from mathjudge.judges.base import Ask, Fields, JudgeFailure
+from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure
 from mathjudge.spec.cases import Case, Target
 
 
-class AnswerEquivalence:
+class AnswerEquivalence(JudgeBase):
     name: ClassVar[str] = "answer-equivalence"
     uses_model: ClassVar[bool] = False
 

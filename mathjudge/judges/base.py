@@ -1,9 +1,11 @@
 """What every reference judge is: a name, its prompt files, and an
 async `judge(case, ask)` that returns prediction fields or raises `JudgeFailure`.
 
-A judge that combines its own runs (e.g. a pessimistic union) also has
-`combine_runs(fields_per_run) -> fields`; the runner then writes one row per item. Which
-benchmarks a judge applies to is declared by each benchmark's spec (`Judging.judges`).
+A judge that combines its own runs (e.g. a pessimistic union) says so (`combines_runs`) and
+merges them in `combine_runs(fields_per_run) -> fields`; the runner then writes one row per
+item. A judge may tally its own details for meta.json (`report`). `JudgeBase` gives every judge
+the defaults of both (runs kept apart, nothing to report). Which benchmarks a judge applies to
+is declared by each benchmark's spec (`Judging.judges`).
 
 `Ask` is the judge's only way to a model: it binds one item and one run index to the shared
 `LlmClient`, so every call is bounded, retried, cached by content hash (the run index salts
@@ -59,6 +61,7 @@ class Judge(Protocol):
 
     name: ClassVar[str]
     uses_model: ClassVar[bool]
+    combines_runs: ClassVar[bool]  # True: `combine_runs` merges an item's runs into one row
 
     @property
     def prompts(self) -> tuple[str, ...]: ...
@@ -72,6 +75,27 @@ class Judge(Protocol):
         ...
 
     async def judge(self, case: Case, target: Target, ask: Ask | None) -> Fields: ...
+
+    def combine_runs(self, runs: list[Fields | None]) -> Fields:
+        """One item's runs (None where a run failed) as one prediction, or `JudgeFailure`;
+        called only where `combines_runs`."""
+        ...
+
+    def report(self, details: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+        """The judge's own tallies over its details rows (empty: nothing to report)."""
+        ...
+
+
+class JudgeBase:
+    """The defaults of a judge's optional capabilities: runs kept apart, nothing to report."""
+
+    combines_runs: ClassVar[bool] = False
+
+    def combine_runs(self, runs: list[Fields | None]) -> Fields:
+        raise NotImplementedError(f"{type(self).__name__} keeps its runs apart")
+
+    def report(self, details: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+        return {}
 
 
 def prompt_hashes(names: Sequence[str]) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """Running the deterministic baseline judges a benchmark's spec lists (`SPEC.baselines`), as
-`mathjudge demo` does wherever their benchmark is built."""
+`mathjudge demo` does wherever their benchmark is built: a code reference of the benchmark
+(`Baseline.run`, resolved by the registry), or a reference judge that needs no model
+(`Baseline.judge`, by its name), run through the judge runner."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mathjudge.judges.answer_equivalence import AnswerEquivalence
-from mathjudge.judges.runner import JudgeRun, run_judge
+from mathjudge import registry
+from mathjudge.errors import MathJudgeError
+from mathjudge.judges.catalog import make
+from mathjudge.judges.runner import run_judge
 from mathjudge.spec.benchmark import Baseline, BaselineContext, BenchmarkSpec
 
 Rows = Iterable[Mapping[str, Any]]
@@ -24,16 +28,19 @@ def run_baseline(
 def run_baseline_outputs(
     spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(predictions, details): a baseline run through the judge runner also gives the judge's
-    own account of each item (as `mathjudge judge run` writes it to `X.details.jsonl`)."""
-    out = spec.resolve(baseline.run)(rows, BaselineContext(spec.name, source_dir))
-    if isinstance(out, JudgeRun):
-        return out.predictions, out.details
-    return out, []
-
-
-def answer_equivalence(rows: Rows, ctx: BaselineContext) -> JudgeRun:
-    """The rule-based judge through the judge runner (no model; failures become inconclusive
-    verdicts or missing rows, as in `mathjudge judge run`); its details give the final answer
-    it extracted from each solution."""
-    return run_judge(AnswerEquivalence(), ctx.benchmark, rows, client=None)
+    """(predictions, details): a reference judge also gives its own account of each item (as
+    `mathjudge judge run` writes it to `X.details.jsonl`); failures become inconclusive
+    verdicts or missing rows, as there."""
+    if baseline.judge is not None:
+        judge = make(baseline.judge)
+        if judge.uses_model:
+            raise MathJudgeError(
+                f"{spec.name}: baseline {baseline.key!r} names judge {baseline.judge!r}, which "
+                "needs a model; a baseline runs without one"
+            )
+        run = run_judge(judge, spec.name, rows, client=None)
+        return run.predictions, run.details
+    if baseline.run is None:
+        raise MathJudgeError(f"{spec.name}: baseline {baseline.key!r} gives no run or judge")
+    out = registry.resolve(spec.name, baseline.run)(rows, BaselineContext(spec.name, source_dir))
+    return list(out), []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from mathjudge.errors import MathJudgeError
@@ -15,7 +15,7 @@ from mathjudge.judges.pf_bv import PfBv
 from mathjudge.judges.proof_grader import ProofGrader
 from mathjudge.judges.step_agent import StepAgent
 
-JUDGES: dict[str, Callable[..., Judge]] = {
+JUDGES: dict[str, type[Judge]] = {
     DirectJudge.name: DirectJudge,
     ProofGrader.name: ProofGrader,
     MumathCot.name: MumathCot,

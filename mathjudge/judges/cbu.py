@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 
 from mathjudge.answers.decide import TIMEOUT_S, decide
 from mathjudge.errors import MathJudgeError
-from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import LlmRequest, final_field
 from mathjudge.prompts import load_prompt
@@ -37,7 +37,7 @@ COUNTS = ("answers", "correct", "unparseable", "by_math_verify", "by_llm", "llm_
 T = TypeVar("T")
 
 
-class Cbu:
+class Cbu(JudgeBase):
     name: ClassVar[str] = "cbu"
     uses_model: ClassVar[bool] = True
 
@@ -114,8 +114,7 @@ class Cbu:
             self._checks[key] = asyncio.ensure_future(_parsed_or_none(ask, request, parse, step))
         return await asyncio.shield(self._checks[key])
 
-    @staticmethod
-    def report(details: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    def report(self, details: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         """Totals over the judged candidates, for meta.json and the end-of-run summary."""
         return {k: sum(int(d.get(k, 0)) for d in details) for k in COUNTS}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathjudge.judges.base import Ask, Fields, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, user
 from mathjudge.judges.parsing import score_parser, step_labels_parser, verdict_parser
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
@@ -39,7 +39,7 @@ def numbered(steps: tuple[str, ...]) -> str:
     return "\n\n".join(f"[{i}] {step}" for i, step in enumerate(steps, start=1))
 
 
-class DirectJudge:
+class DirectJudge(JudgeBase):
     name: ClassVar[str] = "direct"
     uses_model: ClassVar[bool] = True
 

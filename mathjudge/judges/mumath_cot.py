@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.parsing import three_way
 from mathjudge.llm import AnswerError
 from mathjudge.prompts import load_prompt
@@ -22,7 +22,7 @@ def _free_text(answer: str) -> str:
     return answer
 
 
-class MumathCot:
+class MumathCot(JudgeBase):
     name: ClassVar[str] = "mumath-cot"
     uses_model: ClassVar[bool] = True
 

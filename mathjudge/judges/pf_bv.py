@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from mathjudge.judges.base import Ask, Fields, JudgeFailure, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.direct import numbered
 from mathjudge.judges.parsing import verdict_parser
 from mathjudge.llm import AnswerError, final_field
@@ -124,9 +124,10 @@ def _module_check(answer: str) -> tuple[bool, str]:
     return valid, explanation
 
 
-class PfBv:
+class PfBv(JudgeBase):
     name: ClassVar[str] = "pf-bv"
     uses_model: ClassVar[bool] = True
+    combines_runs: ClassVar[bool] = True
 
     @property
     def prompts(self) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.judges.base import Ask, Fields, or_none, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, or_none, user
 from mathjudge.judges.parsing import score_parser
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
@@ -37,7 +37,7 @@ _GUIDANCE = {
 }
 
 
-class ProofGrader:
+class ProofGrader(JudgeBase):
     name: ClassVar[str] = "proof-grader"
     uses_model: ClassVar[bool] = True
 

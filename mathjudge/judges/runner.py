@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +33,7 @@ from mathjudge import __version__, registry
 from mathjudge.atomic import atomic_path
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
-from mathjudge.judges.base import Ask, Judge, JudgeFailure, prompt_hashes
+from mathjudge.judges.base import Ask, Fields, Judge, JudgeFailure, prompt_hashes
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.llm import LlmClient, LlmStats, Progress
 from mathjudge.llm.client import gather_in_order, run_sync
@@ -131,11 +131,10 @@ def run_judge(
 
     pairs: list[tuple[int, int | None]] = [(i, r) for i in range(len(cases)) for r in range(runs)]
     outcomes = run_sync(gather_in_order((one(i, r) for i, r in pairs), progress))
-    combine = getattr(judge, "combine_runs", None)
     # A scorer that unites runs itself (Hard2Verify's union over k) gets every run as a row.
-    scorer_combines = registry.get(benchmark).scorer().reducer is not None
-    if combine is not None and runs > 1 and not scorer_combines:
-        pairs, outcomes = _combined(pairs, outcomes, runs, combine)
+    scorer_combines = registry.scorer(benchmark).reducer is not None
+    if judge.combines_runs and runs > 1 and not scorer_combines:
+        pairs, outcomes = _combined(pairs, outcomes, runs, judge.combine_runs)
 
     predictions, failures, details = [], [], []
     for (index, run), (fields, reason) in zip(pairs, outcomes, strict=True):
@@ -175,7 +174,7 @@ def _combined(
     pairs: list[tuple[int, int | None]],
     outcomes: list[Outcome],
     runs: int,
-    combine: Any,
+    combine: Callable[[list[Fields | None]], Fields],
 ) -> tuple[list[tuple[int, int | None]], list[Outcome]]:
     """One outcome per item for judges that combine their own runs (`combine_runs`)."""
     merged_pairs: list[tuple[int, int | None]] = []
@@ -247,8 +246,8 @@ def build_meta(
         "usage": run.stats.summary() if run.judge.uses_model else None,
         "cost_usd": total_cost(run.stats) if run.judge.uses_model else 0.0,
         "predictions_file": out.name,
-        "failures_file": paths["failures"].name if paths.get("failures") else None,
-        "details_file": paths["details"].name if paths.get("details") else None,
+        "failures_file": failures.name if (failures := paths.get("failures")) else None,
+        "details_file": details.name if (details := paths.get("details")) else None,
         "mathjudge_version": __version__,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **(extra or {}),
@@ -288,7 +287,7 @@ def dataset_rows(
         table = table.slice(0, limit)
     rows = table.to_pylist()
     if spec.judging is not None and spec.judging.rows is not None:
-        rows = spec.resolve(spec.judging.rows)(dataset, rows)
+        rows = registry.resolve(spec.name, spec.judging.rows)(dataset, rows)
     return dataset, rows, total
 
 

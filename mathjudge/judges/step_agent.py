@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from mathjudge.benchmarks.stepmathbench.build import eq1_score
 from mathjudge.errors import MathJudgeError
-from mathjudge.judges.base import Ask, Fields, or_none, user
+from mathjudge.judges.base import Ask, Fields, JudgeBase, or_none, user
 from mathjudge.llm import AnswerError, final_field
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
@@ -45,7 +45,7 @@ def parse_steps(answer: str) -> list[str]:
     declared = final_field(answer, "STEPS")
     if not declared.isdigit():
         raise AnswerError(f"'STEPS:' must be followed by a number, not {declared!r}")
-    steps = []
+    steps: list[str] = []
     for line in answer.splitlines():
         match = _STEP_LINE.match(line)
         if match:
@@ -107,7 +107,7 @@ def error_chains(labels: list[str], links: dict[int, int]) -> list[list[int]]:
     return chains
 
 
-class StepAgent:
+class StepAgent(JudgeBase):
     name: ClassVar[str] = "step-agent"
     uses_model: ClassVar[bool] = True
 

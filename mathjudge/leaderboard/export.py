@@ -159,8 +159,12 @@ def write_meta(
 ) -> None:
     """Each shown submission's whole meta as its own JSON file (`meta_file`), linked from the
     pages, which show only a bounded summary."""
-    wanted = {sub.id: sub.meta_file for bench in document.benchmarks for sub in bench.submissions}
-    wanted = {sid: path for sid, path in wanted.items() if path}
+    wanted = {
+        sub.id: sub.meta_file
+        for bench in document.benchmarks
+        for sub in bench.submissions
+        if sub.meta_file
+    }
     if not wanted:
         return
     (data_dir / "meta").mkdir(exist_ok=True)

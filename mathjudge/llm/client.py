@@ -227,7 +227,7 @@ class LlmClient:
         self.stats.cache_misses += 1
         runner = retrying(self.retry, partial(self._on_retry, request.item_id))
         try:
-            answer = await runner(self._ask, messages)
+            answer: Any = await runner(self._ask, messages)
         except _FATAL as exc:
             self.stats.call_failures += 1
             raise LlmCallError(request.item_id, self.model, exc) from exc

@@ -18,6 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.spec.document import Comparison, ComparisonRow, Verdict
+from mathjudge.store.read import StoredSubmission
 
 TABLE = "aliases.yaml"
 Source = Literal["reported", "reproduced"]
@@ -134,52 +136,54 @@ def rounds_to(value: float, printed: str, scale: int) -> bool:
     return (Decimal(value) * scale).quantize(step, rounding=ROUND_HALF_EVEN) == paper
 
 
-def verdict(row: dict[str, Any], printed: dict[str, Any] | None) -> str:
+def verdict(value: float | None, outside: bool | None, printed: dict[str, Any] | None) -> Verdict:
     """exact / within_ci / outside_ci / no_ci for one compared score (see `ComparisonRow`)."""
-    value, cell = row["value"], printed or {}
+    cell = printed or {}
     if value is not None and cell and rounds_to(value, cell["text"], int(cell["scale"])):
         return "exact"
-    if row["outside"] is None:
+    if outside is None:
         return "no_ci"
-    return "outside_ci" if row["outside"] else "within_ci"
+    return "outside_ci" if outside else "within_ci"
 
 
 def compare_pair(
-    reported: dict[str, Any], reproduced: dict[str, Any], headline: str | None = None
-) -> dict[str, Any]:
+    reported: StoredSubmission, reproduced: StoredSubmission, headline: str | None = None
+) -> Comparison:
     """Every score both results give: the paper's value beside ours, flagged when it lies
     outside our 95% CI (no flag where we have no interval), with its verdict; the pair's
     verdict is the worst among the rows of the `headline` metric (all rows without one)."""
-    ours = {(s["scope"], s["subset"], s["metric"]): s for s in reproduced["scores"]}
-    cells = reported.get("meta", {}).get("printed") or {}
+    ours = {(s.scope, s.subset, s.metric): s for s in reproduced.scores}
+    cells = reported.meta.get("printed") or {}
     rows = []
-    for paper in reported["scores"]:
-        key = (paper["scope"], paper["subset"], paper["metric"])
+    for paper in reported.scores:
+        key = (paper.scope, paper.subset, paper.metric)
         mine = ours.get(key)
-        if mine is None or paper["value"] is None:
+        if mine is None or paper.value is None:
             continue
-        low, high = mine["ci_low"], mine["ci_high"]
-        outside = None if low is None or high is None else not low <= paper["value"] <= high
+        low, high = mine.ci_low, mine.ci_high
+        outside = None if low is None or high is None else not low <= paper.value <= high
         cell = cells.get("/".join(key))
         printed = cell if isinstance(cell, dict) and set(cell) == {"text", "scale"} else None
-        row = {
-            "scope": key[0],
-            "subset": key[1],
-            "metric": key[2],
-            "reported": paper["value"],
-            "value": mine["value"],
-            "ci_low": low,
-            "ci_high": high,
-            "outside": outside,
-            "printed": printed["text"] if printed else None,
-        }
-        rows.append({**row, "verdict": verdict(row, printed)})
-    rows.sort(key=lambda r: (r["scope"] != "overall", r["scope"], r["subset"], r["metric"]))
-    judged = [r for r in rows if r["metric"] == headline] or rows
-    return {
-        "reported": reported["id"],
-        "reproduced": reproduced["id"],
-        "rows": rows,
-        "n_outside": sum(bool(r["outside"]) for r in rows),
-        "verdict": min((r["verdict"] for r in judged), key=VERDICTS.index, default="no_ci"),
-    }
+        rows.append(
+            ComparisonRow(
+                scope=key[0],
+                subset=key[1],
+                metric=key[2],
+                reported=paper.value,
+                value=mine.value,
+                ci_low=low,
+                ci_high=high,
+                outside=outside,
+                printed=printed["text"] if printed else None,
+                verdict=verdict(mine.value, outside, printed),
+            )
+        )
+    rows.sort(key=lambda r: (r.scope != "overall", r.scope, r.subset, r.metric))
+    judged = [r for r in rows if r.metric == headline] or rows
+    return Comparison(
+        reported=reported.id,
+        reproduced=reproduced.id,
+        rows=rows,
+        n_outside=sum(bool(r.outside) for r in rows),
+        verdict=min((r.verdict for r in judged), key=VERDICTS.index, default="no_ci"),
+    )

@@ -9,6 +9,7 @@ document and nothing else, so what it shows is a pure function of the store.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from mathjudge.spec.document import (
 )
 from mathjudge.spec.presentation import generic_presentation
 from mathjudge.store import read
+from mathjudge.store.read import StoredSubmission
 
 
 def assemble(path: Path) -> LeaderboardDocument:
@@ -44,11 +46,11 @@ def assemble(path: Path) -> LeaderboardDocument:
     aliases = alias_table()
     with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
-        datasets = [DatasetDocument.model_validate(d) for d in read.datasets(con)]
+        datasets = [DatasetDocument.model_validate(asdict(d)) for d in read.datasets(con)]
         examples = frozenset(d.content_hash for d in datasets if d.manifest.get("example"))
-        by_benchmark: dict[str, list[dict]] = {}
+        by_benchmark: dict[str, list[StoredSubmission]] = {}
         for sub in submissions:
-            by_benchmark.setdefault(sub.pop("benchmark"), []).append(sub)
+            by_benchmark.setdefault(sub.benchmark, []).append(sub)
         ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
@@ -58,19 +60,19 @@ def assemble(path: Path) -> LeaderboardDocument:
                 ranks = ranked[name]
             else:
                 presentation = generic_presentation(name)
-                ranks = {"status": "not ranked: not a benchmark of this installation"}
+                ranks = Ranks(status="not ranked: not a benchmark of this installation")
             benchmarks.append(
                 BenchmarkDocument(
                     name=name,
                     presentation=presentation,
                     submissions=[_submission(name, s, aliases, examples) for s in subs],
-                    ranks=Ranks.model_validate(ranks),
+                    ranks=ranks,
                     comparisons=_comparisons(name, subs, aliases),
                     notes=_notes(name, subs, datasets) if known else [],
                 )
             )
         total = read.submission_count(con)
-    created = [s["created"] for s in submissions]
+    created = [s.created for s in submissions]
     return LeaderboardDocument(
         generated_from=GeneratedFrom(
             store=path.name,
@@ -87,13 +89,13 @@ def assemble(path: Path) -> LeaderboardDocument:
 
 def _ranks(
     con: duckdb.DuckDBPyConnection,
-    by_benchmark: dict[str, list[dict]],
+    by_benchmark: dict[str, list[StoredSubmission]],
     examples: frozenset[str],
-) -> dict[str, dict]:
+) -> dict[str, Ranks]:
     """Each known benchmark's ranks, two benchmarks at a time (the work is in DuckDB and
     numpy); every benchmark's bootstrap has its own seed, so the order does not matter."""
 
-    def rank(cursor: duckdb.DuckDBPyConnection, name: str) -> dict:
+    def rank(cursor: duckdb.DuckDBPyConnection, name: str) -> Ranks:
         return rank_benchmark(registry.get(name), by_benchmark[name], cursor, examples)
 
     names = [name for name in sorted(by_benchmark) if name in registry.names()]
@@ -104,27 +106,29 @@ SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _submission(
-    benchmark: str, stored: dict, aliases: AliasTable, examples: frozenset[str]
+    benchmark: str, stored: StoredSubmission, aliases: AliasTable, examples: frozenset[str]
 ) -> Submission:
     """A stored submission as the document shows it: meta as a bounded summary, the whole
     meta linked as its own file (ids are hex digests; nothing else becomes a file name), the
     model behind the judge (alias table), and whether it was scored on a shipped example."""
-    meta = stored["meta"]
-    linked = meta and SUBMISSION_ID.fullmatch(stored["id"])
-    found = aliases.model_of(benchmark, stored["source"], stored["judge"], meta)
+    meta = stored.meta
+    linked = meta and SUBMISSION_ID.fullmatch(stored.id)
+    found = aliases.model_of(benchmark, stored.source, stored.judge, meta)
     model = None
     if found is not None:
         model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
     kind = meta.get("kind")
+    facts = asdict(stored)
+    del facts["benchmark"]  # the document groups submissions by benchmark
     return Submission.model_validate(
         {
-            **stored,
+            **facts,
             "meta": summary(meta),
-            "meta_file": f"meta/{stored['id']}.json" if linked else None,
-            "example": stored["content_hash"] in examples,
+            "meta_file": f"meta/{stored.id}.json" if linked else None,
+            "example": stored.content_hash in examples,
             "model": model,
             "kind": kind if isinstance(kind, str) else None,
-            "provenance": provenance(stored["source"], meta),
+            "provenance": provenance(stored.source, meta),
         }
     )
 
@@ -136,11 +140,13 @@ def provenance(source: str, meta: dict[str, Any]) -> Provenance:
     return "published_outputs" if meta.get("converted_from") else "submitted"
 
 
-def _notes(benchmark: str, subs: list[dict], datasets: list[DatasetDocument]) -> list[str]:
+def _notes(
+    benchmark: str, subs: list[StoredSubmission], datasets: list[DatasetDocument]
+) -> list[str]:
     """The spec's notes, then the limitations declared by the manifests of the datasets this
     benchmark's submissions were scored on (each once, in order)."""
     spec = registry.get(benchmark)
-    scored = {s["content_hash"] for s in subs}
+    scored = {s.content_hash for s in subs}
     notes = list(spec.notes)
     for dataset in datasets:
         if dataset.name == spec.dataset and dataset.content_hash in scored:
@@ -149,22 +155,24 @@ def _notes(benchmark: str, subs: list[dict], datasets: list[DatasetDocument]) ->
     return notes
 
 
-def _comparisons(benchmark: str, subs: list[dict], aliases: AliasTable) -> list[Comparison]:
+def _comparisons(
+    benchmark: str, subs: list[StoredSubmission], aliases: AliasTable
+) -> list[Comparison]:
     """The declared reported/reproduced pairs present on this benchmark, score by score."""
-    by_name = {(s["source"], s["judge"]): s for s in subs}
+    by_name = {(s.source, s.judge): s for s in subs}
     headline = registry.get(benchmark).headline if benchmark in registry.names() else None
     out = []
     for pair in aliases.pairs:
         reported = by_name.get(("reported", pair.reported))
         reproduced = by_name.get(("reproduced", pair.reproduced))
         if pair.benchmark == benchmark and reported and reproduced:
-            out.append(Comparison.model_validate(compare_pair(reported, reproduced, headline)))
+            out.append(compare_pair(reported, reproduced, headline))
     return out
 
 
 def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
     """Each model with a result here, and all its results (by benchmark, then judge)."""
-    found: dict[str, dict] = {}
+    found: dict[str, dict[str, list[ModelResult]]] = {}
     names = {m.id: m for m in alias_table().models}
     for bench in benchmarks:
         for sub in bench.submissions:

@@ -30,20 +30,22 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
+from mathjudge import registry
 from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.bootstrap import replicate_sums
 from mathjudge.scoring.engine import ClusterStats, cluster_statistics, connect
 from mathjudge.scoring.paired import metric_differences
 from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.document import Exclusion, RankEntry, Ranks
 from mathjudge.spec.presentation import MetricSpec
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
+from mathjudge.store.read import StoredSubmission
 
 ALPHA = 0.05
 RANK_PERCENTILES = (2.5, 97.5)
@@ -52,58 +54,56 @@ OVERALL = ("overall", "all")
 
 @dataclass(frozen=True)
 class Ranked:
+    """One ranked judge: its submission and its `RankEntry`."""
+
     submission_id: str
-    value: float
-    rank: int  # competition rank of the point estimate
-    rank_low: int
-    rank_high: int
-    group: int  # 1 = the group of the best judge
+    entry: RankEntry
 
 
 def rank_benchmark(
     spec: BenchmarkSpec,
-    submissions: list[dict[str, Any]],
+    submissions: list[StoredSubmission],
     con: duckdb.DuckDBPyConnection,
     example_hashes: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
-    """`{"status": "ranked", "judges": {...}, "excluded": {...}}` or `{"status": <why not>,
-    "excluded": {...}}`; `excluded` gives every unranked submission the reason.
+) -> Ranks:
+    """The ranks of the judges (status "ranked") or the status saying why there are none;
+    `excluded` gives every unranked submission the reason.
 
     `submissions` are the benchmark's latest ones (as `store.read.latest_submissions` gives
     them); `con` reads the store; `example_hashes` are the content hashes of datasets built from
     a benchmark's shipped example."""
-    excluded: dict[str, dict[str, str]] = {}
+    excluded: dict[str, Exclusion] = {}
 
-    def exclude(sub: dict[str, Any], kind: str, text: str) -> None:
-        excluded[sub["id"]] = {"kind": kind, "text": text}
+    def exclude(sub: StoredSubmission, kind: str, text: str) -> None:
+        excluded[sub.id] = Exclusion(kind=kind, text=text)
 
     reproduced = []
     for sub in submissions:
-        if sub["source"] == "reported":
+        if sub.source == "reported":
             exclude(sub, "reported", "reported in a paper: no per-item predictions to rank")
-        elif sub["content_hash"] in example_hashes:
+        elif sub.content_hash in example_hashes:
             exclude(
                 sub,
                 "example",
                 "scored on the small example shipped with mathjudge, not on the benchmark's data",
             )
-        elif sub["partial"] or sub["coverage"] < 1:
+        elif sub.partial or sub.coverage < 1:
             exclude(
                 sub,
                 "partial",
-                f"partial: {_percent(sub['coverage'])} of the items answered, so its scores "
+                f"partial: {_percent(sub.coverage)} of the items answered, so its scores "
                 "cover other items than the ranked judges'",
             )
         else:
             reproduced.append(sub)
-    scorer = spec.scorer()
+    scorer = registry.scorer(spec.name)
     why = None
     if scorer.pools_k:
         why = "its scorer pools many predictions per item"
     elif spec.metric(spec.headline).direction is None:
         why = "the headline metric has no direction"
     if why is None and not reproduced:
-        only_reported = all(s["source"] == "reported" for s in submissions)
+        only_reported = all(s.source == "reported" for s in submissions)
         why = (
             "reported results only"
             if only_reported
@@ -112,66 +112,68 @@ def rank_benchmark(
     if why is not None:
         for sub in reproduced:
             exclude(sub, "not ranked", f"not ranked: {why}")
-        return {"status": f"not ranked: {why}", "excluded": excluded}
+        return Ranks(status=f"not ranked: {why}", excluded=excluded)
     headline = spec.metric(spec.headline)
     # The build most of the full-coverage judges were scored on (normally all of them).
-    content_hash = Counter(s["content_hash"] for s in reproduced).most_common(1)[0][0]
+    content_hash = Counter(s.content_hash for s in reproduced).most_common(1)[0][0]
     candidates = []
     for sub in reproduced:
-        if sub["content_hash"] == content_hash:
+        if sub.content_hash == content_hash:
             candidates.append(sub)
         else:
             exclude(
                 sub,
                 "other dataset",
-                f"scored on another build of the dataset ({sub['dataset_version']}, "
-                f"{sub['content_hash'][:19]}…) than the ranked judges",
+                f"scored on another build of the dataset ({sub.dataset_version}, "
+                f"{sub.content_hash[:19]}…) than the ranked judges",
             )
     items = read.dataset_items(con, content_hash, spec.items_config)
     if items is None:
         for sub in candidates:
             exclude(sub, "not ranked", "not ranked: the store keeps no items for its dataset")
-        return {
-            "status": "not ranked: the store keeps no items for its dataset; re-evaluate",
-            "excluded": excluded,
-        }
+        return Ranks(
+            status="not ranked: the store keeps no items for its dataset; re-evaluate",
+            excluded=excluded,
+        )
     field = _headline_field(scorer, headline)
     boot = _common_bootstrap(candidates, spec)
     stats: list[tuple[str, ClusterStats]] = []
     db = connect(items, scorer)
     try:
         for sub in candidates:
-            table = _prediction_table(con, sub["id"], field, scorer)
+            table = _prediction_table(con, sub.id, field, scorer)
             if table is None:
                 exclude(
                     sub, "no headline", f"gave no {field} predictions, which the headline needs"
                 )
             else:
-                stats.append((sub["id"], cluster_statistics(db, scorer, (field,), table)))
+                stats.append((sub.id, cluster_statistics(db, scorer, (field,), table)))
     finally:
         db.close()
     ranked = rank_judges(stats, scorer, (field,), headline, boot["B"], boot["seed"])
     kept = {r.submission_id for r in ranked}
     for sid, _ in stats:
         if sid not in kept:
-            excluded[sid] = {"kind": "undefined", "text": f"{headline.label} is undefined for it"}
+            excluded[sid] = Exclusion(
+                kind="undefined", text=f"{headline.label} is undefined for it"
+            )
     if len(ranked) < 2:
         for r in ranked:
-            excluded[r.submission_id] = {
-                "kind": "alone",
-                "text": "the only judge scored on every item of this build: nothing to rank "
-                "it against",
-            }
-        return {"status": "not ranked: fewer than two comparable judges", "excluded": excluded}
-    return {
-        "status": "ranked",
-        "metric": headline.key,
-        "direction": headline.direction,
-        "bootstrap": {**boot, "unit": scorer.cluster, "alpha": ALPHA},
-        "dataset_content_hash": content_hash,
-        "judges": {r.submission_id: _as_json(r) for r in ranked},
-        "excluded": excluded,
-    }
+            excluded[r.submission_id] = Exclusion(
+                kind="alone",
+                text="the only judge scored on every item of this build: nothing to rank it "
+                "against",
+            )
+        return Ranks(status="not ranked: fewer than two comparable judges", excluded=excluded)
+    return Ranks(
+        status="ranked",
+        metric=headline.key,
+        direction=headline.direction,
+        bootstrap={**boot, "unit": scorer.cluster, "alpha": ALPHA},
+        dataset_content_hash=content_hash,
+        judges={r.submission_id: r.entry for r in ranked},
+        excluded=excluded,
+    )
 
 
 def _percent(fraction: float) -> str:
@@ -220,17 +222,15 @@ def rank_judges(
         value = s.metrics(scorer, fields, s.matrix.sum(axis=0))[headline.key][
             s.groups.index(OVERALL)
         ]
-        out.append(
-            Ranked(
-                submission_id=stats[i][0],
-                value=float(value),
-                rank=int(1 + (point < point[j]).sum()),
-                rank_low=int(low[j]),
-                rank_high=int(high[j]),
-                group=int(groups[j]),
-            )
+        entry = RankEntry(
+            value=float(value),
+            rank=int(1 + (point < point[j]).sum()),
+            rank_low=int(low[j]),
+            rank_high=int(high[j]),
+            group=int(groups[j]),
         )
-    return sorted(out, key=lambda r: (r.rank, r.submission_id))
+        out.append(Ranked(stats[i][0], entry))
+    return sorted(out, key=lambda r: (r.entry.rank, r.submission_id))
 
 
 def _significant(a: np.ndarray, b: np.ndarray) -> bool:
@@ -250,8 +250,8 @@ def _key(headline: MetricSpec, metrics: dict[str, np.ndarray], g: int) -> np.nda
     if headline.direction == "lower":
         return value
     if headline.direction == "closer to zero":
-        return np.abs(value)
-    return np.abs(value - np.asarray(metrics[headline.reference or ""])[..., g])
+        return np.asarray(np.abs(value))
+    return np.asarray(np.abs(value - np.asarray(metrics[headline.reference or ""])[..., g]))
 
 
 def _headline_field(scorer: Scorer, headline: MetricSpec) -> str:
@@ -261,9 +261,9 @@ def _headline_field(scorer: Scorer, headline: MetricSpec) -> str:
     raise MathJudgeError(f"headline metric {headline.key!r} comes from no single scored field")
 
 
-def _common_bootstrap(submissions: list[dict[str, Any]], spec: BenchmarkSpec) -> dict[str, int]:
+def _common_bootstrap(submissions: list[StoredSubmission], spec: BenchmarkSpec) -> dict[str, int]:
     """The B and seed the judges were scored with (the scorer's defaults when they differ)."""
-    seen = {(s["bootstrap"].get("B"), s["bootstrap"].get("seed")) for s in submissions}
+    seen = {(s.bootstrap.get("B"), s.bootstrap.get("seed")) for s in submissions}
     if len(seen) == 1:
         ((n_boot, seed),) = seen
         if isinstance(n_boot, int) and isinstance(seed, int):
@@ -287,13 +287,3 @@ def _prediction_table(
     if columns == (field,) and pa.types.is_boolean(scorer.prediction.arrow_types[field]):
         table[field] = table[field].cast(pa.bool_())
     return pa.table(table)
-
-
-def _as_json(r: Ranked) -> dict[str, Any]:
-    return {
-        "value": r.value,
-        "rank": r.rank,
-        "rank_low": r.rank_low,
-        "rank_high": r.rank_high,
-        "group": r.group,
-    }

@@ -24,7 +24,7 @@ def load_reported(folder: Path) -> list[EvaluationResult]:
     results: list[EvaluationResult] = []
     for spec in registry.specs():
         if spec.reported is not None:
-            results += spec.resolve(f"{spec.reported}:load")(folder)
+            results += registry.resolve(spec.name, f"{spec.reported}:load")(folder)
     return _combine_judges(_merge_reprints(results))
 
 

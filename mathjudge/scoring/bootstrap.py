@@ -44,7 +44,7 @@ def _draw_counts(seed: np.random.SeedSequence, reps: int, n_clusters: int) -> np
 
 
 def _replicate_chunk(seed: np.random.SeedSequence, reps: int, matrix: np.ndarray) -> np.ndarray:
-    return _draw_counts(seed, reps, matrix.shape[0]) @ matrix
+    return np.asarray(_draw_counts(seed, reps, matrix.shape[0]) @ matrix)
 
 
 def replicate_sums(

@@ -18,7 +18,6 @@ gives (`RunReducer.field_columns`); from the store, on those it keeps.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +37,9 @@ from mathjudge.scoring.engine import (
     connect,
     resolve_options,
 )
-from mathjudge.scoring.evaluator import DEFAULT_BOOTSTRAP, scored_items
+from mathjudge.scoring.evaluator import scored_items
 from mathjudge.scoring.paired import Comparison, Side, paired_differences
+from mathjudge.spec.request import DEFAULT_BOOTSTRAP, Predictions
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
 from mathjudge.validate.submission import load_submission
@@ -61,8 +61,8 @@ class _Judged:
 
 def compare(
     benchmark: str,
-    a: str | Path,
-    b: str | Path,
+    a: str | Predictions,
+    b: str | Predictions,
     *,
     store: Path,
     datasets_dir: Path,
@@ -73,14 +73,15 @@ def compare(
 ) -> Comparison:
     """Compare judge `a` with judge `b` (A - B) on the items both judged.
 
-    Each of `a`, `b` is a judge name (or submission id) in `store`, or a predictions file; a
-    `Path` is always a file, a string that names both is refused as ambiguous. `options` are
+    Each of `a`, `b` is a judge name (or submission id) in `store`, or predictions (a file or
+    rows in memory); a `Path` is always a file, a string that names both is refused as
+    ambiguous. `options` are
     the scorer's (as for `evaluate`), used on files and required of stored submissions.
     """
     if n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
     spec = registry.get(benchmark)
-    scorer = spec.scorer()
+    scorer = registry.scorer(spec.name)
     options = resolve_options(scorer, options)
     pooled = scorer.reducer if scorer.pools_k else None
     dataset = open_dataset(spec.dataset, datasets_dir)
@@ -101,7 +102,7 @@ def compare(
         columns = (
             pooled.counts
             if pooled is not None
-            else [c for f in fields for c in scorer.columns_of(f)]
+            else tuple(c for f in fields for c in scorer.columns_of(f))
         )
         tables = [_restrict(j.predictions, columns, shared) for j in (judged_a, judged_b)]
         # Per-k counts pair only where k means the same pooling on both sides.
@@ -174,14 +175,14 @@ def _restrict(table: pa.Table, columns: tuple[str, ...], items: list[str]) -> pa
 def _resolve(
     con: duckdb.DuckDBPyConnection,
     benchmark: str,
-    ref: str | Path,
+    ref: str | Predictions,
     store: Path,
     dataset: BuiltDataset,
     items: pa.Table,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
-    if isinstance(ref, Path):
+    if not isinstance(ref, str):
         return _from_file(con, ref, items, scorer, options)
     is_file = Path(ref).is_file()
     found = None
@@ -195,7 +196,7 @@ def _resolve(
     if found is not None:
         raise MathJudgeError(
             f"{ref!r} is both a predictions file and a judge in {store}; pass the file as "
-            f"{Path(ref).resolve()} or the judge as its submission id {found[0]}"
+            f"{Path(ref).resolve()} or the judge as its submission id {found.id}"
         )
     if is_file:
         return _from_file(con, Path(ref), items, scorer, options)
@@ -214,25 +215,25 @@ def _listing(names: list[str], shown: int = 20) -> str:
 
 def _from_store(
     db: duckdb.DuckDBPyConnection,
-    found: tuple,
+    found: read.StoredRef,
     store: Path,
     dataset: BuiltDataset,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
-    sid, judge, _, source, content_hash, bootstrap = found
+    sid, judge = found.id, found.judge
     where = f"judge {judge!r} (submission {sid} in {store})"
-    if source == "reported":
+    if found.source == "reported":
         raise MathJudgeError(
             f"{where} is a reported result copied from a paper: it has no per-item predictions "
             "to compare"
         )
-    if content_hash != dataset.content_hash:
+    if found.content_hash != dataset.content_hash:
         raise MathJudgeError(
-            f"{where} was scored on dataset content_hash {content_hash}, but the built dataset "
-            f"at {dataset.root} has {dataset.content_hash}; re-evaluate it on this dataset"
+            f"{where} was scored on dataset content_hash {found.content_hash}, but the built "
+            f"dataset at {dataset.root} has {dataset.content_hash}; re-evaluate it on this dataset"
         )
-    scored_with = json.loads(bootstrap).get("options", {})
+    scored_with = found.bootstrap.get("options", {})
     if scored_with != options:
         raise MathJudgeError(
             f"{where} was scored with {_options(scored_with)}, not {_options(options)}: compare "
@@ -283,16 +284,16 @@ def _counts_from_store(
 
 def _from_file(
     con: duckdb.DuckDBPyConnection,
-    path: Path,
+    predictions: Predictions,
     items: pa.Table,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
     # Partial files are fine: only the items both judges answered are compared.
     submission = load_submission(
-        path, scorer.prediction, items.column("item_id").to_pylist(), allow_partial=True
+        predictions, scorer.prediction, items.column("item_id").to_pylist(), allow_partial=True
     )
-    side = Side(str(path), "file", submission.sha256, submission.n_items)
+    side = Side(submission.name, "file", submission.sha256, submission.n_items)
     fields = scorer.fields_of(submission.fields)
     pooled = scorer.reducer if scorer.pools_k else None
     if pooled is not None:
@@ -307,6 +308,8 @@ def _from_file(
         )
         return _Judged(side, scorer.scored_fields, answered, per_k=per_k, runs=submission.runs)
     if not fields:
-        raise MathJudgeError(f"{path}: gives none of the scored fields {scorer.scored_fields}")
+        raise MathJudgeError(
+            f"{submission.name}: gives none of the scored fields {scorer.scored_fields}"
+        )
     preds = combined_predictions(con, submission.table, scorer, fields, FILE_RUNS_AGG, options)
     return _Judged(side, fields, preds)

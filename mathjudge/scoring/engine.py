@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -23,10 +24,13 @@ import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.scoring import spread
-from mathjudge.scoring.bootstrap import percentile_interval, replicate_sums
+from mathjudge.scoring.bootstrap import Interval, percentile_interval, replicate_sums
 from mathjudge.scoring.runs import aggregate_sql
 from mathjudge.spec.results import Score
-from mathjudge.spec.scorer import Scorer
+from mathjudge.spec.scorer import Extras, Scorer
+
+if TYPE_CHECKING:
+    from mathjudge.validate.submission import Submission
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,19 @@ class ClusterStats:
     n_items: np.ndarray  # items per group
     matrix: np.ndarray  # clusters x (groups * statistics)
 
-    def metrics(self, scorer: Scorer, fields: tuple[str, ...], sums: np.ndarray):
+    def metrics(
+        self, scorer: Scorer, fields: tuple[str, ...], sums: np.ndarray
+    ) -> dict[str, np.ndarray]:
         shaped = sums.reshape(*sums.shape[:-1], len(self.groups), len(self.names))
         return scorer.finalize({n: shaped[..., j] for j, n in enumerate(self.names)}, fields)
 
+    def counts(self, scorer: Scorer, g: int) -> dict[str, int]:
+        """Each metric's n in group `g` (see `Scorer.metric_counts`)."""
+        sums = self.matrix.sum(axis=0).reshape(len(self.groups), len(self.names))[g]
+        return scorer.metric_counts(dict(zip(self.names, sums, strict=True)), int(self.n_items[g]))
 
-def _natural(text: str) -> tuple:
+
+def _natural(text: str) -> tuple[int | str, ...]:
     """Sort key putting "n=2" before "n=10"."""
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
 
@@ -98,7 +109,11 @@ def combined_predictions(
 
 
 def aggregated_predictions(
-    con: duckdb.DuckDBPyConnection, table: pa.Table, scorer: Scorer, fields, runs_agg: str
+    con: duckdb.DuckDBPyConnection,
+    table: pa.Table,
+    scorer: Scorer,
+    fields: tuple[str, ...],
+    runs_agg: str,
 ) -> pa.Table:
     """One row per item: the runs of `table` combined field by field."""
     con.register("submitted", table)
@@ -160,12 +175,19 @@ def cluster_statistics(
     return ClusterStats(groups, stat_names, n_items.astype(int), matrix.reshape(n_clusters, -1))
 
 
-def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[Score]:
+def _rows(
+    stats: ClusterStats,
+    scorer: Scorer,
+    metric_names: list[str],
+    point: dict[str, np.ndarray],
+    ci: dict[str, Interval],
+) -> list[Score]:
     out = []
     for g, (scope, subset) in enumerate(stats.groups):
+        counts = stats.counts(scorer, g)
         for metric in metric_names:
             low = high = None
-            if ci is not None and metric in ci:
+            if metric in ci:
                 low, high = _clean(ci[metric].low[g]), _clean(ci[metric].high[g])
             out.append(
                 Score(
@@ -175,7 +197,7 @@ def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[
                     _clean(point[metric][g]),
                     low,
                     high,
-                    int(stats.n_items[g]),
+                    counts[metric],
                 )
             )
     return out
@@ -184,7 +206,7 @@ def _rows(stats: ClusterStats, metric_names: list[str], point, ci=None) -> list[
 def _run_spread(
     con: duckdb.DuckDBPyConnection,
     scorer: Scorer,
-    fields,
+    fields: tuple[str, ...],
     table: pa.Table,
     options: dict[str, str],
 ) -> list[Score]:
@@ -197,9 +219,12 @@ def _run_spread(
         runs = spread.per_run_overall(con, scorer, fields, table)
     else:
         runs = _one_run_at_a_time(con, scorer, fields, table, options)
-    for run, values, n in runs:
+    for run, values, counts in runs:
         per_run.append(values)
-        rows += [Score("run", f"run={run}", m, _clean(v), None, None, n) for m, v in values.items()]
+        rows += [
+            Score("run", f"run={run}", m, _clean(v), None, None, counts[m])
+            for m, v in values.items()
+        ]
     for m in names:
         column = np.array([r[m] for r in per_run])
         defined = column[~np.isnan(column)]
@@ -215,10 +240,10 @@ def _run_spread(
 def _one_run_at_a_time(
     con: duckdb.DuckDBPyConnection,
     scorer: Scorer,
-    fields,
+    fields: tuple[str, ...],
     table: pa.Table,
     options: dict[str, str],
-) -> Iterator[tuple[int, dict[str, float], int]]:
+) -> Iterator[tuple[int, dict[str, float], dict[str, int]]]:
     """Each run through the scorer's own reducer, as a one-run submission would be."""
     names = scorer.metric_names(fields)
     for run, only in spread.split_by_run(table):
@@ -226,21 +251,20 @@ def _one_run_at_a_time(
         stats = cluster_statistics(con, scorer, fields, preds)
         point = stats.metrics(scorer, fields, stats.matrix.sum(axis=0))
         g = stats.groups.index(("overall", "all"))
-        yield run, {m: float(point[m][g]) for m in names}, int(stats.n_items[g])
+        yield run, {m: float(point[m][g]) for m in names}, stats.counts(scorer, g)
 
 
 @dataclass(frozen=True)
 class Scored:
     scores: list[Score]
     predictions: pa.Table  # one row per item, runs combined: what the scores were computed on
-    extras: dict[str, list[dict]]  # benchmark-specific tables (e.g. a confusion matrix)
+    extras: Extras  # benchmark-specific tables (e.g. a confusion matrix)
 
 
 def score(
     items: pa.Table,
     scorer: Scorer,
-    table: pa.Table,
-    given_fields: tuple[str, ...],
+    submission: Submission,
     *,
     runs_agg: str,
     n_boot: int,
@@ -248,7 +272,10 @@ def score(
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> Scored:
-    fields = scorer.fields_of(given_fields)
+    """The scores of a validated `submission` on `items`: point estimates, percentile CIs from
+    `n_boot` cluster-bootstrap replicates drawn with `seed`, and the spread across runs."""
+    table = submission.table
+    fields = scorer.fields_of(submission.fields)
     options = resolve_options(scorer, options)
     con = connect(items, scorer)
     try:
@@ -266,7 +293,7 @@ def score(
     )
     # Counts (e.g. problems where a statistic is defined) are facts of the data, not estimates.
     ci = {m: percentile_interval(replicates[m]) for m in names if m not in scorer.no_ci}
-    return Scored(_rows(stats, names, point, ci) + spread, preds, extras)
+    return Scored(_rows(stats, scorer, names, point, ci) + spread, preds, extras)
 
 
 def _n_runs(table: pa.Table) -> int:

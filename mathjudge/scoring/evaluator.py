@@ -1,4 +1,5 @@
-"""`validate` and `evaluate` as library calls: the CLI only parses arguments and prints."""
+"""`validate` and `evaluate` as library calls: the CLI and the API build an `EvaluationRequest`;
+`evaluate` resolves what it names once, validates, scores and saves."""
 
 from __future__ import annotations
 
@@ -10,17 +11,18 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import __version__, registry, sidefiles
+from mathjudge import __version__, registry, sidefiles, store
+from mathjudge.atomic import write_json_atomic
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.display import check_judge_name, check_meta
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import MathJudgeError, UsageError
 from mathjudge.scoring.engine import resolve_options, score
 from mathjudge.spec.benchmark import BenchmarkSpec
+from mathjudge.spec.request import EvaluationRequest
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 from mathjudge.spec.scorer import Scorer
+from mathjudge.store.lock import check_store_path, lock_timeout
 from mathjudge.validate.submission import Submission, load_submission
-
-DEFAULT_BOOTSTRAP = 1000
 
 
 def validate_file(
@@ -30,7 +32,7 @@ def validate_file(
     dataset = open_dataset(spec.dataset, datasets_dir)
     return load_submission(
         path,
-        spec.scorer().prediction,
+        registry.scorer(spec.name).prediction,
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
     )
@@ -62,7 +64,7 @@ def dataset_snapshot(benchmark: str, datasets_dir: Path) -> DatasetSnapshot:
     """The facts of `benchmark`'s built dataset the store keeps (items, card, manifest)."""
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset, datasets_dir)
-    return snapshot(spec, dataset, scored_items(spec, spec.scorer(), dataset))
+    return snapshot(spec, dataset, scored_items(spec, registry.scorer(spec.name), dataset))
 
 
 def read_meta(path: Path | None) -> dict[str, Any]:
@@ -73,55 +75,62 @@ def read_meta(path: Path | None) -> dict[str, Any]:
 
 
 def evaluate_file(
-    benchmark: str,
-    path: Path,
-    judge: str,
-    *,
-    datasets_dir: Path,
-    allow_partial: bool = False,
-    runs_agg: str = "mean",
-    n_boot: int = DEFAULT_BOOTSTRAP,
-    seed: int | None = None,
-    meta: dict[str, Any] | None = None,
-    options: dict[str, str] | None = None,
-    on_progress: Callable[[int], None] | None = None,
+    benchmark: str, path: Path, judge: str, *, datasets_dir: Path, **settings: Any
 ) -> EvaluationResult:
-    """Validate `path` completely, then score it; raises before scoring on any problem.
+    """`evaluate` of the predictions file `path`; `settings` are the request's other fields
+    (`allow_partial`, `n_boot`, `meta`, ...) and `on_progress`. For tests, scripts and
+    `leaderboard sync`, which score files."""
+    on_progress = settings.pop("on_progress", None)
+    request = EvaluationRequest(benchmark, path, judge, datasets=datasets_dir, **settings)
+    return evaluate(request, on_progress=on_progress)
 
-    `options` are the scorer's own (e.g. ArxivMathGradingBench's matcher). They are recorded
-    under `bootstrap["options"]`, which the submission id covers, so one file scored with two
+
+def evaluate(
+    request: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
+) -> EvaluationResult:
+    """Validate the request's predictions completely, then score them; with `request.store`
+    the result is saved there (a submission, shown on the leaderboard), with
+    `request.json_out` also written as JSON. Raises `MathJudgeError` on bad input, before
+    anything is written.
+
+    The scorer's `options` (e.g. ArxivMathGradingBench's matcher) are recorded under
+    `bootstrap["options"]`, which the submission id covers, so one file scored with two
     settings gives two results; scorers without options record nothing new.
     """
-    judge = check_judge_name(judge)
-    meta = check_meta(meta or {}, "meta")
-    if n_boot < 1:
+    judge = check_judge_name(request.judge)
+    meta = check_meta(dict(request.meta), "meta")
+    if request.n_boot < 1:
         raise MathJudgeError("--bootstrap must be at least 1")
-    spec = registry.get(benchmark)
-    scorer = spec.scorer()
-    options = resolve_options(scorer, options)
-    dataset = open_dataset(spec.dataset, datasets_dir)
+    if request.from_hub and not request.revision:
+        raise UsageError("--from-hub goes with --revision (the version to fetch)")
+    if request.store is not None:
+        lock_timeout()  # an unusable setting fails now, not after the scoring
+        check_store_path(request.store)
+    spec = registry.get(request.benchmark)
+    scorer = registry.scorer(spec.name)
+    options = resolve_options(scorer, dict(request.options))
+    dataset = _dataset(spec, request)
     items = scored_items(spec, scorer, dataset)
     submission = load_submission(
-        path,
+        request.predictions,
         scorer.prediction,
         items.column("item_id").to_pylist(),
-        allow_partial=allow_partial,
+        allow_partial=request.allow_partial,
     )
-    seed = spec.seed if seed is None else seed
+    seed = spec.seed if request.seed is None else request.seed
     scored = score(
         items,
         scorer,
-        submission.table,
-        submission.fields,
-        runs_agg=runs_agg,
-        n_boot=n_boot,
+        submission,
+        runs_agg=request.runs_agg,
+        n_boot=request.n_boot,
         seed=seed,
         options=options,
         on_progress=on_progress,
     )
-    bootstrap = {"B": n_boot, "seed": seed, "unit": scorer.cluster, "ci": "percentile 95%"}
-    return EvaluationResult(
-        benchmark=benchmark,
+    bootstrap = {"B": request.n_boot, "seed": seed, "unit": scorer.cluster, "ci": "percentile 95%"}
+    result = EvaluationResult(
+        benchmark=spec.name,
         dataset_version=dataset.version,
         content_hash=dataset.content_hash,
         judge=judge,
@@ -131,10 +140,10 @@ def evaluate_file(
         coverage=submission.coverage,
         partial=submission.partial,
         runs=submission.runs,
-        runs_agg=scorer.reducer.name if scorer.reducer is not None else runs_agg,
+        runs_agg=scorer.reducer.name if scorer.reducer is not None else request.runs_agg,
         fields=submission.fields,
         bootstrap=(bootstrap | {"options": options}) if options else bootstrap,
-        meta=meta or {},
+        meta=meta,
         mathjudge_version=__version__,
         scores=tuple(scored.scores),
         predictions=scored.predictions,
@@ -142,3 +151,27 @@ def evaluate_file(
         dataset=snapshot(spec, dataset, items),
         created=datetime.now(UTC).isoformat(),  # to the microsecond: re-runs stay ordered
     )
+    if request.store is not None:
+        store.save(request.store, result)  # first: no JSON claims a result the store lacks
+    if request.json_out is not None:
+        write_json_atomic(request.json_out, result.to_json())
+    return result
+
+
+def _dataset(spec: BenchmarkSpec, request: EvaluationRequest) -> BuiltDataset:
+    """The built dataset the request scores against: the build in `request.datasets`, which
+    must be `request.revision` if one is asked for, or that release fetched from the Hub repo
+    `request.from_hub`."""
+    if request.from_hub and request.revision:
+        from mathjudge.dataio.hub import fetch_release
+
+        return open_dataset(
+            spec.dataset, fetch_release(request.from_hub, request.revision, spec.dataset)
+        )
+    dataset = open_dataset(spec.dataset, request.datasets)
+    if request.revision and dataset.version != request.revision:
+        raise MathJudgeError(
+            f"{dataset.root}: dataset version {dataset.version}, not {request.revision}; fetch "
+            "that release with --from-hub REPO (from_hub=...), or build it"
+        )
+    return dataset

@@ -50,8 +50,8 @@ def batched(scorer: Scorer) -> bool:
 
 def per_run_overall(
     con: duckdb.DuckDBPyConnection, scorer: Scorer, fields: tuple[str, ...], table: pa.Table
-) -> Iterator[tuple[int, dict[str, float], int]]:
-    """(run, overall metric values, items scored) for every run, in run order. `con` holds the
+) -> Iterator[tuple[int, dict[str, float], dict[str, int]]]:
+    """(run, overall metric values, each metric's n) for every run, in run order. `con` holds the
     engine's `items` view and `cluster_index` table."""
     n_clusters = con.execute("SELECT count(*) FROM cluster_index").fetchall()[0][0]
     names = scorer.metric_names(fields)
@@ -83,7 +83,7 @@ def _score_batch(
     batch: list[tuple[int, pa.Table]],
     n_clusters: int,
     names: list[str],
-) -> Iterator[tuple[int, dict[str, float], int]]:
+) -> Iterator[tuple[int, dict[str, float], dict[str, int]]]:
     preds = pa.concat_tables([_predictions(rows, i, fields) for i, (_, rows) in enumerate(batch)])
     con.register("run_preds", preds)
     try:
@@ -113,4 +113,5 @@ def _score_batch(
     )
     values = scorer.finalize({n: sums[:, j] for j, n in enumerate(stat_names)}, fields)
     for i, (run, _) in enumerate(batch):
-        yield run, {m: float(values[m][i]) for m in names}, int(n_items[i])
+        counts = scorer.metric_counts(dict(zip(stat_names, sums[i], strict=True)), int(n_items[i]))
+        yield run, {m: float(values[m][i]) for m in names}, counts

@@ -1,17 +1,19 @@
 """`BenchmarkSpec`: everything particular to one benchmark, declared once in its folder.
 
-A spec is plain data plus a few references to code in its own folder (`build.py`,
-`metrics.py`, ...), which are imported only when used: listing the benchmarks or printing
-`--help` reads the specs without loading DuckDB, pyarrow or pydantic.
+A spec is plain data plus references to code ("module:attribute") that `registry` resolves and
+imports only when used: listing the benchmarks or printing `--help` reads the specs without
+loading DuckDB, pyarrow or pydantic. A reference is ".module:attr" inside the benchmark's folder
+or "mathjudge.benchmarks.module:attr" (a shared module or a sibling benchmark): code of the
+benchmarks layer, never above it. Reference judges are named, not referenced (`Judging.judges`,
+`Baseline.judge`); the judges layer looks them up.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from mathjudge.spec.cases import Case, Target
 from mathjudge.spec.presentation import (
@@ -23,10 +25,6 @@ from mathjudge.spec.presentation import (
     ScopeSpec,
 )
 
-if TYPE_CHECKING:
-    from mathjudge.spec.scorer import Scorer
-
-PACKAGE = "mathjudge.benchmarks"
 # What kind of judge made a submission (its meta's `kind`); the site filters by it.
 JudgeKind = Literal["llm_judge", "reward_model", "process_reward_model", "rule", "baseline"]
 
@@ -57,7 +55,7 @@ class Judging:
     target: Target
     case: Callable[[Mapping[str, Any]], Case]
     judges: tuple[str, ...]
-    rows: str | None = None  # "module:function" inside the benchmark's folder
+    rows: str | None = None  # code reference "module:function" (see the module note)
 
 
 @dataclass(frozen=True)
@@ -71,17 +69,17 @@ class BaselineContext:
 
 @dataclass(frozen=True)
 class Baseline:
-    """A deterministic judge `mathjudge demo` runs wherever this benchmark is built.
-
-    `run` is "module:function" of a `(rows, BaselineContext) -> predictions` callable: a path
-    inside the benchmark's folder (".corpus:baseline") or in `mathjudge.judges` ("constant:...").
-    """
+    """A deterministic judge `mathjudge demo` runs wherever this benchmark is built: either
+    `run`, a code reference (".corpus:baseline", see the module note) to a
+    `(rows, BaselineContext) -> predictions` callable, or `judge`, the name of a reference judge
+    that needs no model, run through the judge runner as `mathjudge judge run` would."""
 
     key: str  # file-name slug of its predictions
     judge_name: str
-    run: str
     partial: bool  # answers only part of the benchmark by design
     description: str
+    run: str | None = None
+    judge: str | None = None
     # The submission meta's judge kind: "baseline" for a reference point (a constant, a length),
     # "rule" for a program that judges, "llm_judge" etc. for a published judgment it converts.
     kind: JudgeKind = "baseline"
@@ -126,10 +124,6 @@ class BenchmarkSpec:
     notes: tuple[str, ...] = ()
 
     @property
-    def package(self) -> str:
-        return f"{PACKAGE}.{self.name}"
-
-    @property
     def builds_dataset(self) -> bool:
         """True for the benchmark whose folder builds its dataset (the one named after it)."""
         return self.dataset == self.name
@@ -140,34 +134,6 @@ class BenchmarkSpec:
 
     def metric(self, key: str) -> MetricSpec:
         return self.presentation().metric(key)
-
-    def module(self, name: str) -> Any:
-        """A module of this benchmark's folder, imported on first use."""
-        return importlib.import_module(f"{self.package}.{name}")
-
-    def scorer(self) -> Scorer:
-        return self.module("metrics").SCORER
-
-    def builder(self) -> Any:
-        """The module with `build(source_dir) -> Build` (the dataset's own folder)."""
-        return importlib.import_module(f"{PACKAGE}.{self.dataset}.build")
-
-    def resolve(self, ref: str) -> Callable[..., Any]:
-        """A "module:function" reference: ".x:f" inside this folder, "mathjudge.x:f" absolute
-        (e.g. a sibling benchmark's), "x:f" in `mathjudge.judges`."""
-        module, _, attr = ref.partition(":")
-        if module.startswith("."):
-            path = f"{self.package}{module}"
-        elif module.startswith("mathjudge."):
-            path = module
-        else:
-            path = f"mathjudge.judges.{module}"
-        return getattr(importlib.import_module(path), attr)
-
-    def example_dir(self) -> Path | None:
-        if self.example is None:
-            return None
-        return Path(importlib.import_module(self.package).__file__).parent / self.example
 
     def presentation(self) -> BenchmarkPresentation:
         return BenchmarkPresentation(

@@ -28,7 +28,9 @@ class MetricSpec:
     """One metric. `direction` None marks a reference value (e.g. the gold mean).
 
     `field` names the prediction field the metric needs (None: any scored field); `ci` False
-    marks a count that is a fact of the data, reported without a bootstrap interval.
+    marks a count that is a fact of the data, reported without a bootstrap interval. `n_from`
+    names the summed statistic counting the items the metric is computed on, where that is not
+    every item of the subset (JudgeBench's math accuracy: its math pairs); it is the score's n.
     """
 
     key: str
@@ -40,6 +42,7 @@ class MetricSpec:
     reference: str | None = None  # metric holding the gold value for "closer to gold"
     field: str | None = None
     ci: bool = True
+    n_from: str | None = None
 
     @property
     def scale_text(self) -> str:

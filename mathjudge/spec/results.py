@@ -45,7 +45,8 @@ class DatasetSnapshot:
 
         sink = pa.BufferOutputStream()
         pq.write_table(self.items, sink, compression="zstd")
-        return sink.getvalue().to_pybytes()
+        data: bytes = sink.getvalue().to_pybytes()
+        return data
 
 
 @dataclass(frozen=True)

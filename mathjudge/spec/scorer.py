@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mathjudge.spec.presentation import MetricSpec
 
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from mathjudge.spec.prediction import PredictionRow
 
 Fields = tuple[str, ...]
-Options = Mapping[str, str]
+Options = dict[str, str]
+# Benchmark-specific tables computed from `scoped` (name -> rows), kept with a result.
+Extras = dict[str, list[dict[str, Any]]]
 # The reducers a user picks with `--runs-agg` for scorers that do not pool runs themselves.
 FIELDWISE_REDUCERS = ("mean", "median", "majority")
 
@@ -63,19 +65,24 @@ class RunReducer:
 
 @dataclass(frozen=True)
 class Scorer:
+    """A benchmark's scorer, `SCORER` in its `metrics.py`. Its metrics are the spec's: the
+    registry fills `metrics` in when it loads the scorer, and checks that `finalize` gives
+    exactly those keys (`contract_problems`)."""
+
     prediction: type[PredictionRow]  # the row contract of a submission
     cluster: str  # the item column the bootstrap resamples (the problem)
     item_columns: tuple[str, ...]  # the dataset columns the statistics read
     scored_fields: Fields  # prediction fields that enter the metrics
-    metrics: tuple[MetricSpec, ...]  # from the spec: keys, order, which need a field, CIs
     stats_sql: Callable[[Fields], str]
     finalize: Callable[[dict[str, np.ndarray], Fields], dict[str, np.ndarray]]
     scopes: Mapping[str, str] = field(default_factory=dict)  # name -> SQL giving the subset
     # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix).
-    extras: Callable[[duckdb.DuckDBPyConnection, Fields], dict[str, list[dict]]] | None = None
+    extras: Callable[[duckdb.DuckDBPyConnection, Fields], Extras] | None = None
     reducer: RunReducer | None = None
     # Option name -> allowed values (the first is the default; None = free text, default "").
     options: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+    # From the spec (set by the registry): keys, order, which need a field, CIs, each's n.
+    metrics: tuple[MetricSpec, ...] = ()
 
     def metric_names(self, fields: Fields) -> list[str]:
         """Metric keys the given fields produce, in the spec's order."""
@@ -99,6 +106,55 @@ class Scorer:
     def fields_of(self, given: Fields) -> Fields:
         """The scored fields among those a submission gives."""
         return tuple(f for f in self.scored_fields if f in given)
+
+    def metric_counts(self, sums: Mapping[str, float], n_items: int) -> dict[str, int]:
+        """Each metric's n from one group's summed statistics: the statistic its `MetricSpec`
+        names (`n_from`), else the items of the group."""
+        return {
+            m.key: n_items if m.n_from is None else round(float(sums[m.n_from]))
+            for m in self.metrics
+        }
+
+    def contract_problems(self) -> list[str]:
+        """How `finalize` disagrees with the declared metrics, for every scored field alone
+        and all together: keys it misses or adds, and an `n_from` statistic it never reads.
+        Run on zero sums (no data is needed: `finalize` is elementwise)."""
+        import numpy as np
+
+        problems = []
+        combos = dict.fromkeys([self.scored_fields, *((f,) for f in self.scored_fields)])
+        for fields in combos:
+            sums = _Recorded()
+            with np.errstate(all="ignore"):
+                given = set(self.finalize(sums, fields))
+            declared = self.metric_names(fields)
+            where = f"with fields {', '.join(fields)}"
+            missing = [k for k in declared if k not in given]
+            extra = sorted(given - set(declared))
+            if missing:
+                problems.append(f"finalize gives no {', '.join(missing)} ({where})")
+            if extra:
+                problems.append(f"finalize gives {', '.join(extra)}, not in the spec ({where})")
+            for m in self.metrics:
+                if m.key in given and m.n_from is not None and m.n_from not in sums.read:
+                    problems.append(
+                        f"{m.key}: n_from {m.n_from!r} is no statistic finalize reads ({where})"
+                    )
+        return list(dict.fromkeys(problems))
+
+
+class _Recorded(dict[str, "np.ndarray"]):
+    """Summed statistics for a dry run of `finalize`: zero for any name, each name read kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: set[str] = set()
+
+    def __missing__(self, name: str) -> np.ndarray:
+        import numpy as np
+
+        self.read.add(name)
+        return np.zeros(1)
 
 
 def grouped_sums_sql(aggregates: dict[str, str]) -> str:

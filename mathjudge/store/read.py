@@ -1,4 +1,6 @@
-"""Read access to the results store, the one place that knows its tables.
+"""Read access to the results store, the one place that knows its tables; what it returns is
+typed (`StoredSubmission`, `StoredScore`, `StoredRef`, `StoredDataset`), decoded from the JSON
+columns once here.
 
 "Latest submission" is defined here once: per (benchmark, source, judge) the submission saved
 last (ties broken by id), which is what the site shows, ranks and compares.
@@ -10,17 +12,80 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.store.lock import open_store, read_snapshot
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    scope: str
+    subset: str
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class StoredSubmission:
+    """A submission as stored, with its scores; meta, bootstrap and extras decoded."""
+
+    id: str
+    benchmark: str
+    dataset_version: str
+    content_hash: str
+    judge: str
+    meta: dict[str, Any]
+    sha256: str
+    created: str  # ISO 8601, UTC
+    partial: bool
+    coverage: float
+    n_items: int
+    runs: int
+    runs_agg: str
+    fields: list[str]
+    bootstrap: dict[str, Any]
+    source: str
+    citation: str | None
+    mathjudge_version: str
+    # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for plots.
+    extras: dict[str, list[dict[str, Any]]]
+    scores: list[StoredScore]
+
+
+@dataclass(frozen=True)
+class StoredRef:
+    """What `find_latest` tells of a submission: enough to compare it without loading it."""
+
+    id: str
+    judge: str
+    source: str
+    content_hash: str
+    bootstrap: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredDataset:
+    name: str
+    version: str
+    content_hash: str
+    card: str
+    manifest: dict[str, Any]
+
 
 LATEST = """
     SELECT * FROM submissions
@@ -87,25 +152,26 @@ def iso(epoch_us: int) -> str:
     return (EPOCH + timedelta(microseconds=epoch_us)).isoformat()
 
 
-def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Every benchmark's latest submission per judge, with its scores, meta and bootstrap
-    decoded; ordered by benchmark and judge."""
-    scores: dict[str, list[dict[str, Any]]] = {}
-    for row in _records(con.execute(_SCORES)):
-        scores.setdefault(row.pop("submission_id"), []).append(row)
+def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[StoredSubmission]:
+    """Every benchmark's latest submission per judge, with its scores; ordered by benchmark
+    and judge."""
+    scores: dict[str, list[StoredScore]] = {}
+    for sid, *score in con.execute(_SCORES).fetchall():
+        scores.setdefault(sid, []).append(StoredScore(*score))
     out = []
     for row in _records(con.execute(_SUBMISSIONS)):
         out.append(
-            {
-                **row,
-                "meta": json.loads(row["meta"]) if row["meta"] else {},
-                "bootstrap": json.loads(row["bootstrap"]),
-                # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for plots.
-                "extras": json.loads(row["extras"]) if row["extras"] else {},
-                "created": iso(row["created"]),
-                "fields": list(row["fields"]),
-                "scores": scores.get(row["id"], []),
-            }
+            StoredSubmission(
+                **{
+                    **row,
+                    "meta": json.loads(row["meta"]) if row["meta"] else {},
+                    "bootstrap": json.loads(row["bootstrap"]),
+                    "extras": json.loads(row["extras"]) if row["extras"] else {},
+                    "created": iso(row["created"]),
+                    "fields": list(row["fields"]),
+                    "scores": scores.get(row["id"], []),
+                }
+            )
         )
     return out
 
@@ -126,9 +192,8 @@ def judge_names(con: duckdb.DuckDBPyConnection, benchmark: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def find_latest(con: duckdb.DuckDBPyConnection, benchmark: str, ref: str) -> tuple | None:
-    """The latest submission of judge `ref` (or the submission with id `ref`), if any:
-    (id, judge, created, source, content_hash, bootstrap JSON)."""
+def find_latest(con: duckdb.DuckDBPyConnection, benchmark: str, ref: str) -> StoredRef | None:
+    """The latest submission of judge `ref` (or the submission with id `ref`), if any."""
     rows = con.execute(_BY.format(key="judge"), [benchmark, ref]).fetchall()
     rows = rows or con.execute(_BY.format(key="id"), [benchmark, ref]).fetchall()
     if len(rows) > 1 and rows[0][2] == rows[1][2]:
@@ -137,7 +202,10 @@ def find_latest(con: duckdb.DuckDBPyConnection, benchmark: str, ref: str) -> tup
             f"judge {ref!r} has several latest submissions saved at the same time ({tied}); "
             "pass one of these submission ids instead"
         )
-    return rows[0] if rows else None
+    if not rows:
+        return None
+    sid, judge, _, source, content_hash, bootstrap = rows[0]
+    return StoredRef(sid, judge, source, content_hash, json.loads(bootstrap))
 
 
 def transcribed_ids(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
@@ -183,7 +251,7 @@ def field_predictions(
     ).fetchall()
 
 
-def predictions_table(con: duckdb.DuckDBPyConnection, sids: list[str]) -> Any:
+def predictions_table(con: duckdb.DuckDBPyConnection, sids: list[str]) -> pa.Table:
     """Every stored prediction of these submissions as an Arrow table (submission_id, item_id,
     field, value), ordered by submission, item and field."""
     cursor = con.cursor()  # a relation needs a connection without a pending result
@@ -235,7 +303,9 @@ def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(row and row[0])
 
 
-def dataset_items(con: duckdb.DuckDBPyConnection, content_hash: str, items_config: str):
+def dataset_items(
+    con: duckdb.DuckDBPyConnection, content_hash: str, items_config: str
+) -> pa.Table | None:
     """The stored items table (pyarrow) of a scored dataset, or None when it was not kept
     (results saved before the store kept datasets)."""
     if not _has(con, "datasets"):
@@ -252,7 +322,7 @@ def dataset_items(con: duckdb.DuckDBPyConnection, content_hash: str, items_confi
     return pq.read_table(pa.BufferReader(row[0]))
 
 
-def datasets(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def datasets(con: duckdb.DuckDBPyConnection) -> list[StoredDataset]:
     """Name, version, content hash, card and manifest of every dataset scored, one per
     (name, content hash), by name."""
     if not _has(con, "datasets"):
@@ -261,10 +331,7 @@ def datasets(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         """SELECT DISTINCT name, version, content_hash, card, CAST(manifest AS VARCHAR)
            FROM datasets ORDER BY name, version, content_hash"""
     ).fetchall()
-    return [
-        {"name": n, "version": v, "content_hash": h, "card": c, "manifest": json.loads(m)}
-        for n, v, h, c, m in rows
-    ]
+    return [StoredDataset(n, v, h, c, json.loads(m)) for n, v, h, c, m in rows]
 
 
 def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:

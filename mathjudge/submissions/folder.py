@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from mathjudge import registry, sidefiles
 from mathjudge.errors import MathJudgeError
@@ -73,7 +74,7 @@ def read_meta(path: Path) -> SubmissionMeta:
         raise MathJudgeError(f"{path}: {exc}") from None
 
 
-def _message(error: dict[str, Any]) -> str:
+def _message(error: ErrorDetails) -> str:
     if error["type"] == "missing":
         return "missing (a required field)"
     if error["type"] == "extra_forbidden":

@@ -81,7 +81,7 @@ def _read_jsonl(path: Path, model: type[PredictionRow]) -> pa.Table | None:
 
 def _given(column: pa.ChunkedArray) -> bool:
     """A column with a value in some row; all-null is "not given", as row by row."""
-    return column.null_count < len(column)
+    return bool(column.null_count < len(column))
 
 
 def _numeric_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) -> bool:
@@ -113,7 +113,7 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
     if pa.types.is_floating(expected):
         return _numeric_ok(column, model, name)
     if pa.types.is_boolean(expected):
-        return pa.types.is_boolean(column.type)
+        return bool(pa.types.is_boolean(column.type))
     return False  # other field types (lists, strings) are left to the row validator
 
 
@@ -138,9 +138,26 @@ def accept(
     if read is None:
         return None
     table, names = read
+    return accept_table(table, names, model, known_items, allow_partial=allow_partial)
+
+
+def accept_table(
+    table: pa.Table,
+    names: list[str],
+    model: type[PredictionRow],
+    known_items: pa.Array,
+    *,
+    allow_partial: bool,
+) -> Accepted | None:
+    """The checks of `accept` on a table already read (`names`: every column the source has,
+    the table may hold only the model's)."""
+    if len(set(names)) != len(names):
+        return None
     if table.num_rows == 0 or "item_id" not in table.column_names:
         return None
     ids = table.column("item_id")
+    if pa.types.is_large_string(ids.type):  # e.g. from a DataFrame of Arrow-backed strings
+        ids = ids.cast(pa.string())
     if not pa.types.is_string(ids.type) or ids.null_count:
         return None
     if pc.min(pc.utf8_length(ids)).as_py() < 1:

@@ -1,4 +1,5 @@
-"""Raw records of a predictions file, one at a time, for the row validator.
+"""Raw records of a predictions file (or of an in-memory table), one at a time, for the row
+validator.
 
 Each reader yields (line or Parquet row number, record dict) and reports what it cannot read as
 a located `Problem` instead: bytes that are not UTF-8 (with line and column), JSON that is not
@@ -94,7 +95,6 @@ def parquet_rows(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows with only the `wanted` columns (the others are named to `ignored`, never read)."""
     name = str(path)
-    row = 0
     try:
         parquet = pq.ParquetFile(path)
         names = parquet.schema_arrow.names
@@ -104,6 +104,42 @@ def parquet_rows(
     except (pa.ArrowException, OSError, ValueError) as exc:
         report(Problem(name, None, None, f"not parseable as Parquet ({exc})", "row"))
         return
+
+    def batches(columns: list[str]) -> Iterator[pa.RecordBatch]:
+        found: Iterator[pa.RecordBatch] = parquet.iter_batches(
+            batch_size=BATCH_ROWS, columns=columns
+        )
+        return found
+
+    yield from _batch_rows(name, names, batches, wanted, report, ignored, "Parquet")
+
+
+def table_rows(
+    name: str,
+    table: pa.Table,
+    wanted: set[str],
+    report: Report,
+    ignored: Callable[[str], None],
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of an in-memory Arrow table named `name`, as `parquet_rows` gives a file's."""
+
+    def batches(columns: list[str]) -> Iterator[pa.RecordBatch]:
+        picked = table.select([table.column_names.index(c) for c in columns])
+        return iter(picked.to_batches(max_chunksize=BATCH_ROWS))
+
+    yield from _batch_rows(name, table.column_names, batches, wanted, report, ignored, "a table")
+
+
+def _batch_rows(
+    name: str,
+    names: list[str],
+    batches: Callable[[list[str]], Iterator[pa.RecordBatch]],
+    wanted: set[str],
+    report: Report,
+    ignored: Callable[[str], None],
+    kind: str,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    row = 0
     try:
         twice = sorted({n for n in names if names.count(n) > 1})
         for column in twice:
@@ -117,7 +153,7 @@ def parquet_rows(
         if not columns:
             report(Problem(name, None, "item_id", "no item_id column", "row"))
             return
-        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        for batch in batches(columns):
             values = {
                 column: _values(batch.column(column), row, name, column, report)
                 for column in columns
@@ -128,7 +164,7 @@ def parquet_rows(
                     yield row + i + 1, record
             row += batch.num_rows
     except (pa.ArrowException, OSError, ValueError) as exc:  # UnicodeDecodeError: a name
-        report(Problem(name, row + 1 if row else None, None, f"not parseable as Parquet ({exc})",
+        report(Problem(name, row + 1 if row else None, None, f"not parseable as {kind} ({exc})",
                        "row"))  # fmt: skip
 
 
@@ -142,7 +178,8 @@ def _values(column: pa.Array, offset: int, name: str, field: str, report: Report
     if pa.types.is_float16(column.type):  # Python has no half floats; widening is exact
         column = column.cast(pa.float64())
     try:
-        return column.to_pylist()
+        values: list[Any] = column.to_pylist()
+        return values
     except _CONVERSION_ERRORS:
         pass
     out: list[Any] = []

@@ -1,6 +1,7 @@
-"""Load a predictions file (JSONL, CSV or Parquet) and validate it completely before scoring.
+"""Load a predictions file (JSONL, CSV or Parquet), or rows held in memory (an Arrow table or
+row mappings), and validate it completely before scoring.
 
-Every problem is located by file, line (or Parquet row) and field, so one run of
+Every problem is located by file, line (or Parquet or in-memory row) and field, so one run of
 `mathjudge validate` tells a submitter what to fix. The per-row contract is a pydantic model
 per benchmark (the source of truth for the format); checks that span rows (duplicates, unknown
 or missing items, inconsistent columns) follow. What is kept is bounded by what is shown: the
@@ -10,10 +11,12 @@ columns (item index, run, line, values), so a file of millions of rows fits in m
 
 from __future__ import annotations
 
+import hashlib
+import json
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from mathjudge.config import env_number
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import Problem, ValidationFailed
 from mathjudge.spec.prediction import PredictionRow
+from mathjudge.spec.request import PredictionRows, Predictions
 from mathjudge.validate import columnar, records
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
@@ -39,10 +43,11 @@ _BATCH = 65_536
 
 @dataclass(frozen=True)
 class Submission:
-    """A validated predictions file: one row per (item_id, run) unless the benchmark takes many
-    (`one_row_per_run`), only the fields given."""
+    """Validated predictions: one row per (item_id, run) unless the benchmark takes many
+    (`one_row_per_run`), only the fields given. `sha256` identifies the content (a file's bytes;
+    an in-memory table's Arrow IPC stream; rows' JSON lines)."""
 
-    path: Path
+    name: str  # the file, or the label of rows held in memory
     sha256: str
     table: pa.Table
     fields: tuple[str, ...]
@@ -94,7 +99,7 @@ def _check_file(path: Path) -> str:
     return fmt
 
 
-def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
+def _ignored(names: Iterable[str]) -> tuple[str, ...]:
     """Ignored column names as they may be printed: sorted, escaped where odd, at most
     MAX_IGNORED_SHOWN (then "...")."""
     shown = sorted(records.printable_name(n) for n in names)
@@ -104,45 +109,107 @@ def _ignored(names: set[str] | list[str]) -> tuple[str, ...]:
 
 
 def load_submission(
-    path: Path,
+    predictions: Predictions,
     model: type[PredictionRow],
     known_items: list[str],
     *,
     allow_partial: bool = False,
 ) -> Submission:
-    """Parse and validate `path` against `model` and the dataset's `known_items`.
+    """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
+    dataset's `known_items`.
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
+    if isinstance(predictions, PredictionRows):
+        return _load_rows(predictions, model, known_items, allow_partial)
+    path = predictions
     fmt = _check_file(path)
     fast = columnar.accept(
         path, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
     )
     if fast is not None:
-        return Submission(
-            path=path,
-            sha256=sha256_file(path),
-            table=fast.table,
-            fields=fast.fields,
-            n_items=fast.n_items,
-            n_expected=len(known_items),
-            ignored_columns=_ignored(fast.ignored_columns),
-        )
+        return _accepted(str(path), sha256_file(path), fast, len(known_items))
     checker = _RowChecker(str(path), model, known_items, fmt)
     try:
         checker.run(_records(path, fmt, model, checker))
     except OSError as exc:
         raise ValidationFailed([Problem(str(path), None, None, f"cannot read ({exc})")]) from None
+    return _checked(str(path), sha256_file(path), checker, allow_partial)
+
+
+def _load_rows(
+    given: PredictionRows,
+    model: type[PredictionRow],
+    known_items: list[str],
+    allow_partial: bool,
+) -> Submission:
+    """Rows in memory, read where they are: a table through the columnar path first, as a
+    Parquet file would be; row mappings row by row."""
+    rows, name = given.rows, given.label
+    checker = _RowChecker(name, model, known_items, "parquet")
+    if isinstance(rows, pa.Table):
+        sha256 = _table_sha256(rows)
+        wanted = [n for n in rows.column_names if n in model.model_fields]
+        if len(set(rows.column_names)) == len(rows.column_names):
+            fast = columnar.accept_table(
+                rows.select(wanted),
+                rows.column_names,
+                model,
+                pa.array(known_items, pa.string()),
+                allow_partial=allow_partial,
+            )
+            if fast is not None:
+                return _accepted(name, sha256, fast, len(known_items))
+        wanted_set = set(model.model_fields)
+        checker.run(records.table_rows(name, rows, wanted_set, checker.report, checker.note_extra))
+        return _checked(name, sha256, checker, allow_partial)
+    checker.run((i, dict(r) if isinstance(r, Mapping) else r) for i, r in enumerate(rows, 1))
+    return _checked(name, _rows_sha256(rows), checker, allow_partial)
+
+
+def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) -> Submission:
+    return Submission(
+        name=name,
+        sha256=sha256,
+        table=fast.table,
+        fields=fast.fields,
+        n_items=fast.n_items,
+        n_expected=n_expected,
+        ignored_columns=_ignored(fast.ignored_columns),
+    )
+
+
+def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) -> Submission:
     table, fields, n_items = checker.result(allow_partial)
     return Submission(
-        path=path,
-        sha256=sha256_file(path),
+        name=name,
+        sha256=sha256,
         table=table,
         fields=fields,
         n_items=n_items,
-        n_expected=len(known_items),
+        n_expected=len(checker.known_items),
         ignored_columns=_ignored(checker.extra),
     )
+
+
+def _table_sha256(table: pa.Table) -> str:
+    """The table's content as an Arrow IPC stream (schema and values), hashed."""
+    digest = hashlib.sha256()
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    digest.update(sink.getvalue())
+    return digest.hexdigest()
+
+
+def _rows_sha256(rows: Sequence[Any]) -> str:
+    """The rows as JSON lines, hashed (a value JSON cannot hold is hashed by its repr)."""
+    digest = hashlib.sha256()
+    for row in rows:
+        record = dict(row) if isinstance(row, Mapping) else row
+        line = json.dumps(record, ensure_ascii=False, default=repr) + "\n"
+        digest.update(line.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _records(

@@ -40,7 +40,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
-from mathjudge.benchmarks.arxivmathgradingbench import SPEC
 from mathjudge.benchmarks.arxivmathgradingbench.locations import (
     Location,
     parse_location,
@@ -54,6 +53,7 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     PredictedLocation,
     StrictMatcher,
 )
+from mathjudge.benchmarks.stats import f1, ratio
 from mathjudge.config import cache_dir
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
@@ -262,18 +262,14 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from summed counts; elementwise, for point estimates and replicates."""
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return num / np.where(den > 0, den, np.nan)
-
     tp, fn, fp, papers = sums["tp"], sums["fn"], sums["fp"], sums["papers"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            "precision": ratio(tp, tp + fp),
-            "recall": ratio(tp, tp + fn),
-            "f1": ratio(2 * tp, 2 * tp + fp + fn),
-            "coverage": ratio(sums["fully_found"], papers),
-            "false_errors_per_paper": ratio(fp, papers),
-        }
+    return {
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, tp + fn),
+        "f1": f1(tp, tp + fp, tp + fn),
+        "coverage": ratio(sums["fully_found"], papers),
+        "false_errors_per_paper": ratio(fp, papers),
+    }
 
 
 SCORER = Scorer(
@@ -281,7 +277,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

@@ -85,7 +85,7 @@ SPEC = BenchmarkSpec(
         Baseline(
             key="solution-length",
             judge_name="Solution length",
-            run="length:solution_length",
+            run=".length:solution_length",
             partial=False,
             description="Scores each candidate by its length in whitespace-separated tokens: "
             "longer ranks higher.",

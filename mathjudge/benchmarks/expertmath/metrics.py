@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.benchmarks.expertmath import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer
 
@@ -111,11 +111,7 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Means over the originals where each metric is defined; elementwise on any shape."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            m: sums[f"{m}_sum"] / np.where(sums[f"{m}_defined"] > 0, sums[f"{m}_defined"], np.nan)
-            for m in METRICS
-        }
+    return {m: ratio(sums[f"{m}_sum"], sums[f"{m}_defined"]) for m in METRICS}
 
 
 SCORER = Scorer(
@@ -123,7 +119,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

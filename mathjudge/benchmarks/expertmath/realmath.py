@@ -198,8 +198,8 @@ def generate_package(
             )
             for qid, q in questions.items()
         ]
-        for reply in client.run_parsed_batch(solve_jobs):
-            answers[reply.item_id][solver] = reply.value
+        for solved in client.run_parsed_batch(solve_jobs):
+            answers[solved.item_id][solver] = solved.value
     agreement = {
         qid: sum(
             a is not None and answers_match(a, [questions[qid].answer])

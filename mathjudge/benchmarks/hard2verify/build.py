@@ -107,7 +107,7 @@ def _check(where: str, row: Any, problems: list[Problem]) -> dict[str, Any] | No
     if not isinstance(labels, list) or any(isinstance(v, bool) or v not in (0, 1) for v in labels):
         bad("human_labels", "must be a list of 0/1 (1 = step correct)")
         ok = False
-    if not ok:
+    if not ok or not isinstance(steps, list) or not isinstance(labels, list):
         return None
     if len(labels) != len(steps):
         bad("human_labels", f"{len(labels)} labels for {len(steps)} steps")
@@ -135,7 +135,8 @@ def _check(where: str, row: Any, problems: list[Problem]) -> dict[str, Any] | No
 def build(source_dir: Path | None = None) -> Build:
     path = find_source_file(source_dir)
     problems: list[Problem] = []
-    rows, seen = [], {}
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, str] = {}
     for where, raw in read_rows(path):
         row = _check(where, raw, problems)
         if row is None:

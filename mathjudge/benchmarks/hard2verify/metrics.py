@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.benchmarks.hard2verify import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer
@@ -142,11 +142,8 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from pooled counts; elementwise, for point estimates and replicates."""
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return num / np.where(den > 0, den, np.nan)
-
     out: dict[str, np.ndarray] = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # comparisons with undefined rates
         for level in LEVELS:
             tp, fp, fn, tn = (sums[f"{level}_{c}"] for c in ("tp", "fp", "fn", "tn"))
             recall, tnr = ratio(tp, tp + fn), ratio(tn, tn + fp)
@@ -166,7 +163,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

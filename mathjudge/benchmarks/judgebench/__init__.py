@@ -22,6 +22,8 @@ GROUPS = (
                 scale=100,
                 decimals=2,
                 direction="higher",
+                # A category's accuracy is over its own pairs: the statistic counting them.
+                n_from=None if key == "accuracy" else key.replace("_accuracy", "_pairs"),
             )
             for key, label, what in (
                 ("math_accuracy", "Math", "Pairs from LiveBench math"),

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field, model_validator
 
-from mathjudge.benchmarks.judgebench import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
@@ -117,13 +117,9 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Accuracies from summed counts; elementwise, for point estimates and replicates."""
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        return num / np.where(den > 0, den, np.nan)
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = {"accuracy": ratio(sums["correct"], sums["pairs"])}
-        for c in CATEGORIES:
-            out[f"{c}_accuracy"] = ratio(sums[f"{c}_correct"], sums[f"{c}_pairs"])
+    out = {"accuracy": ratio(sums["correct"], sums["pairs"])}
+    for c in CATEGORIES:
+        out[f"{c}_accuracy"] = ratio(sums[f"{c}_correct"], sums[f"{c}_pairs"])
     return out
 
 
@@ -132,7 +128,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

@@ -39,7 +39,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
-from mathjudge.benchmarks.mrmath import SPEC
+from mathjudge.benchmarks.stats import f1, ratio
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer
@@ -263,10 +263,6 @@ def stats_sql(fields: tuple[str, ...]) -> str:
         FROM base LEFT JOIN wide USING (scope, subset, ci)"""
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    return num / np.where(den > 0, den, np.nan)
-
-
 def _auc(sums: dict[str, np.ndarray], s: str, level: str) -> np.ndarray:
     prefix = f"auc_{s}_{level}_"
     pos, neg = sums[f"{s}_{level}_pos"], sums[f"{s}_{level}_neg"]
@@ -274,24 +270,24 @@ def _auc(sums: dict[str, np.ndarray], s: str, level: str) -> np.ndarray:
     for name, column in sums.items():
         if name.startswith(prefix):
             credit = credit + column * sums["one_" + name.removeprefix(prefix)]
-    return _ratio(credit, pos * neg)
+    return ratio(credit, pos * neg)
 
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from summed statistics; elementwise, for point estimates and replicates."""
     out: dict[str, np.ndarray] = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for s in SETS:
-            for level in LEVELS:
-                key = f"{s}_{level}"
-                if BINARY[level] in fields:
-                    pos, neg = sums[f"{key}_pos"], sums[f"{key}_neg"]
-                    tp, tn = sums[f"{key}_tp"], sums[f"{key}_tn"]
-                    f1_pos = _ratio(2 * tp, tp + pos + neg - tn)
-                    f1_neg = _ratio(2 * tn, tn + neg + pos - tp)
-                    out[f"{key}_macro_f1"] = (f1_pos + f1_neg) / 2
-                if SCORES[level] in fields:
-                    out[f"{key}_auc"] = _auc(sums, s, level)
+    for s in SETS:
+        for level in LEVELS:
+            key = f"{s}_{level}"
+            if BINARY[level] in fields:
+                pos, neg = sums[f"{key}_pos"], sums[f"{key}_neg"]
+                tp, tn = sums[f"{key}_tp"], sums[f"{key}_tn"]
+                # predicted positive: tp + (neg - tn); predicted negative: tn + (pos - tp)
+                f1_pos = f1(tp, tp + neg - tn, pos)
+                f1_neg = f1(tn, tn + pos - tp, neg)
+                out[f"{key}_macro_f1"] = (f1_pos + f1_neg) / 2
+            if SCORES[level] in fields:
+                out[f"{key}_auc"] = _auc(sums, s, level)
     return out
 
 
@@ -300,7 +296,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

@@ -1,6 +1,5 @@
 """μ-MATH is scored by the shared verdict scorer (`benchmarks.verdict_metrics`)."""
 
-from mathjudge.benchmarks.mumath import SPEC
-from mathjudge.benchmarks.verdict_metrics import scorer
+from mathjudge.benchmarks.verdict_metrics import SCORER
 
-SCORER = scorer(SPEC)
+__all__ = ["SCORER"]

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.benchmarks.proofbench import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer
 
@@ -92,14 +92,13 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Macro averages from summed per-problem values; elementwise on arrays of any shape."""
     problems, defined = sums["problems"], sums["tau_defined"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_problem = 1 / np.where(problems > 0, problems, np.nan)
-        return {
-            **{m: sums[f"{m}_sum"] * per_problem for m in ("mae", "rmse", "wta1", "bias")},
-            "kendall_tau_b": sums["tau_sum"] / np.where(defined > 0, defined, np.nan),
-            "kendall_tau_b_problems": defined,
-            "kendall_tau_b_omitted": problems - defined,
-        }
+    per_problem = ratio(np.ones_like(problems), problems)
+    return {
+        **{m: sums[f"{m}_sum"] * per_problem for m in ("mae", "rmse", "wta1", "bias")},
+        "kendall_tau_b": ratio(sums["tau_sum"], defined),
+        "kendall_tau_b_problems": defined,
+        "kendall_tau_b_omitted": problems - defined,
+    }
 
 
 def extras(con: duckdb.DuckDBPyConnection, fields: tuple[str, ...]) -> dict[str, list[dict]]:
@@ -131,7 +130,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

@@ -22,7 +22,7 @@ import numpy as np
 
 # The same row contract as the grading set: one `score` per sample.
 from mathjudge.benchmarks.proofbench.metrics import Prediction as Prediction
-from mathjudge.benchmarks.proofbench_bon import SPEC
+from mathjudge.benchmarks.stats import ratio
 from mathjudge.spec.scorer import Scorer
 
 CLUSTER = "problem_id"
@@ -82,9 +82,8 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Averages over problems of the per-problem expectations; elementwise on any shape."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_problem = 1 / np.where(sums["problems"] > 0, sums["problems"], np.nan)
-        return {m: sums[f"{m}_sum"] * per_problem for m in METRICS}
+    per_problem = ratio(np.ones_like(sums["problems"]), sums["problems"])
+    return {m: sums[f"{m}_sum"] * per_problem for m in METRICS}
 
 
 SCORER = Scorer(
@@ -92,7 +91,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,

@@ -176,7 +176,7 @@ SPEC = BenchmarkSpec(
         Baseline(
             key="rule-em",
             judge_name="RuleEM (final-answer match)",
-            run="rule_em:baseline",
+            run=".rule_em:baseline",
             partial=True,
             description="Extracts the final answer and checks it against the reference answers "
             "with math-verify; Calculation problems only, as in the StepMathAgent paper.",
@@ -185,7 +185,7 @@ SPEC = BenchmarkSpec(
         Baseline(
             key="constant",
             judge_name="Constant (full marks)",
-            run="constant:full_marks",
+            run="mathjudge.benchmarks.constant:full_marks",
             partial=False,
             description="Gives every solution 10/10 and a correct final answer.",
         ),

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from mathjudge.benchmarks.stepmathbench import SPEC
+from mathjudge.benchmarks.stats import correlation_sql, pearson, ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import Scorer, grouped_sums_sql
 
@@ -78,16 +78,10 @@ def targets(fields: tuple[str, ...]) -> tuple[Target, ...]:
 
 def stats_sql(fields: tuple[str, ...]) -> str:
     """Additive per-cluster statistics, as SQL aggregates over the scored item rows."""
-    out = {}
+    out: dict[str, str] = {}
     for t in targets(fields):
         p, g, k = t.pred_sql, t.gold_sql, t.prefix
-        out |= {
-            f"{k}n": f"count({p})",
-            f"{k}sp": f"sum({p})",
-            f"{k}sg": f"sum({g})",
-            f"{k}spp": f"sum({p} * {p})",
-            f"{k}sgg": f"sum({g} * {g})",
-            f"{k}spg": f"sum({p} * {g})",
+        out |= correlation_sql(p, g, k) | {
             f"{k}sse": f"sum(({p} - {g}) * ({p} - {g}))",
             f"{k}hits": f"count_if({p} = {g})",
         }
@@ -97,24 +91,15 @@ def stats_sql(fields: tuple[str, ...]) -> str:
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from summed statistics; works elementwise on arrays of any shape."""
     out: dict[str, np.ndarray] = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for t in targets(fields):
-            k = t.prefix
-            n = sums[f"{k}n"]
-            n_safe = np.where(n > 0, n, np.nan)
-            sp, sg = sums[f"{k}sp"], sums[f"{k}sg"]
-            var_p = sums[f"{k}spp"] - sp * sp / n_safe
-            var_g = sums[f"{k}sgg"] - sg * sg / n_safe
-            cov = sums[f"{k}spg"] - sp * sg / n_safe
-            # A (numerically) constant predictor or gold has no correlation.
-            degenerate = (var_p <= 1e-12 * np.abs(sums[f"{k}spp"])) | (
-                var_g <= 1e-12 * np.abs(sums[f"{k}sgg"])
-            )
-            out[f"{k}avg_score"] = sp / n_safe
-            out[f"{k}corr"] = np.where(degenerate, np.nan, cov / np.sqrt(var_p * var_g))
-            out[f"{k}mse"] = sums[f"{k}sse"] / n_safe
-            out[f"{k}overlap"] = sums[f"{k}hits"] / n_safe
-            out[f"{k}gold_avg_score"] = sg / n_safe
+    for t in targets(fields):
+        k = t.prefix
+        n = sums[f"{k}n"]
+        out[f"{k}avg_score"] = ratio(sums[f"{k}sp"], n)
+        # A (numerically) constant predictor or gold has no correlation.
+        out[f"{k}corr"] = pearson(sums, k)
+        out[f"{k}mse"] = ratio(sums[f"{k}sse"], n)
+        out[f"{k}overlap"] = ratio(sums[f"{k}hits"], n)
+        out[f"{k}gold_avg_score"] = ratio(sums[f"{k}sg"], n)
     return out
 
 
@@ -123,7 +108,6 @@ SCORER = Scorer(
     cluster=CLUSTER,
     item_columns=ITEM_COLUMNS,
     scored_fields=SCORED_FIELDS,
-    metrics=SPEC.metrics,
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,
