@@ -20,13 +20,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.typing import RcKeyType
 
 from mathjudge.spec.document import ScoreRow, Submission
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
 WIDTH = 10.0  # inches: drawn for the full content width, so 12 pt text stays legible
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "mathjudge",
     "svg.fonttype": "none",
     "text.parse_math": False,
@@ -105,7 +106,7 @@ def _svg(fig: Any) -> str:
     return buffer.getvalue()
 
 
-def _bars(point: float, low: float | None, high: float | None, scale: float):
+def _bars(point: float, low: float | None, high: float | None, scale: float) -> tuple[float, float]:
     """(below, above) error-bar lengths from a scaled point to unscaled CI bounds. A percentile
     interval need not contain the point estimate; a bar then stops at the point."""
     below = 0.0 if low is None else max(0.0, point - low * scale)
@@ -117,7 +118,7 @@ def _label(sub: Submission) -> str:
     return sub.judge + (" (paper)" if sub.provenance == "paper" else "")
 
 
-def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]):
+def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     # The first of the spec's metrics that any judge has in this scope.
     judges, subsets, metric = [], [], show.metric(spec.metrics[0])
     for key in spec.metrics:
@@ -134,7 +135,9 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submissi
     width = 0.8 / len(judges)
     with _figure(WIDTH, 5.2) as (fig, ax):
         for j, sub in enumerate(judges):
-            xs, ys, ci = [], [], ([], [], [])
+            xs: list[float] = []
+            ys: list[float] = []
+            ci: tuple[list[float], list[float], list[tuple[float, float]]] = ([], [], [])
             for i, subset in enumerate(subsets):
                 score = _value(sub, metric.key, spec.scope, subset)
                 if score is None or score.value is None:
@@ -168,7 +171,7 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submissi
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]):
+def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     points = []
     for sub in _leading(show, subs):
         tpr, tnr = _value(sub, "tpr"), _value(sub, "tnr")
@@ -208,7 +211,7 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]):
+def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     series = []
     for sub in _leading(show, subs):
         lines = {}
@@ -242,13 +245,14 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]):
+def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     def curve(sub: Submission, metric: str) -> list[tuple[float, float]]:
-        return sorted(
-            (_number(x.subset), x.value)
-            for x in _scores(sub, spec.scope)
-            if x.metric == metric and x.value is not None and _number(x.subset)
-        )
+        points = []
+        for x in _scores(sub, spec.scope):
+            n = _number(x.subset)
+            if x.metric == metric and x.value is not None and n:
+                points.append((n, x.value))
+        return sorted(points)
 
     judges = [(s, curve(s, "bon_score")) for s in _leading(show, subs)]
     judges = [(s, c) for s, c in judges if len(c) >= 2]  # one n is no curve against n
@@ -276,7 +280,9 @@ def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submissio
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _confusion_heatmap(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]):
+def _confusion_heatmap(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
+) -> list[Plot]:
     plots = []
     with_matrix = [s for s in subs if s.extras.get("confusion_matrix")]
     for n, sub in enumerate(sorted(with_matrix, key=lambda s: s.judge)[:MAX_SERIES]):

@@ -33,6 +33,7 @@ from mathjudge.leaderboard.export import (
     load_document,
 )
 from mathjudge.leaderboard.itemviews import explorer, explorer_page, item_view
+from mathjudge.leaderboard.metafields import meta_fields
 from mathjudge.leaderboard.modelpages import (
     BenchRef,
     Context,
@@ -40,7 +41,6 @@ from mathjudge.leaderboard.modelpages import (
     cross_view,
     model_views,
 )
-from mathjudge.leaderboard.metafields import meta_fields
 from mathjudge.leaderboard.pages import (
     BenchmarkPage,
     JudgeEntry,
@@ -53,8 +53,8 @@ from mathjudge.leaderboard.pages import (
     submission_view,
     when,
 )
-from mathjudge.leaderboard.swap import swap_in
 from mathjudge.leaderboard.sitepages import dataset_views, methodology_view
+from mathjudge.leaderboard.swap import swap_in
 from mathjudge.leaderboard.views import (
     OVERALL,
     JudgeRef,

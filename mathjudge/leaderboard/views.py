@@ -496,7 +496,8 @@ def sections(
     show = bench.presentation
     subs = bench.submissions
     scopes = sorted({s.scope for sub in subs for s in sub.scores}, key=show.scope_rank)
-    out, anchors = [], set()
+    out: list[Section] = []
+    anchors: set[str] = set()
     for scope in scopes:
         spec = show.scope(scope)
         subsets = {s.subset for sub in subs for s in sub.scores if s.scope == scope}

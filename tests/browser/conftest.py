@@ -28,10 +28,10 @@ from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.publish.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl as write_predictions
+from mathjudge.publish.reported import import_reported
+from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site import publish_and_render
 
 REPO = Path(__file__).resolve().parents[2]

@@ -105,7 +105,10 @@ def test_the_sources_filter_changes_the_glance_and_the_verdicts(
     step = _glance(page, "stepmathbench")
     assert FORMULA_JUDGE in step.inner_text() and "significant lead" in step.inner_text()
     board = page.locator("#bench-stepmathbench tbody tr:not([hidden])")
-    assert board.count() == 5 and page.locator("#bench-stepmathbench tbody tr[data-prov=paper]:not([hidden])").count() > 0
+    assert (
+        board.count() == 5
+        and page.locator("#bench-stepmathbench tbody tr[data-prov=paper]:not([hidden])").count() > 0
+    )
     _open_filters(page)
     page.get_by_label("copied from papers").uncheck()
     # Without the papers: μ-MATH says nothing is shown instead of naming a paper's judge...
@@ -115,7 +118,9 @@ def test_the_sources_filter_changes_the_glance_and_the_verdicts(
     # ...and StepMathBench's board lists its four reproduced judges with a Corr, the leader first.
     assert "significant lead" in step.inner_text()
     assert board.locator("th a").first.inner_text() == FORMULA_JUDGE
-    assert board.count() == 4 and set(board.evaluate_all("rows => rows.map(r => r.dataset.prov)")) == {"submitted"}
+    assert board.count() == 4 and set(
+        board.evaluate_all("rows => rows.map(r => r.dataset.prov)")
+    ) == {"submitted"}
     # Only the papers: no ranking anywhere, and the reason in words.
     page.get_by_label("copied from papers").check()
     page.get_by_label("reproduced from predictions").uncheck()
