@@ -26,6 +26,9 @@ from mathjudge.spec.document import ScoreRow, Submission
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
+# Confusion heatmaps are one figure per judge: those of the best few (about a second each to
+# draw, so a hundred judges must not mean a hundred figures).
+MAX_HEATMAPS = 3
 WIDTH = 10.0  # inches: drawn for the full content width, so 12 pt text stays legible
 STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "mathjudge",
@@ -285,7 +288,7 @@ def _confusion_heatmap(
 ) -> list[Plot]:
     plots = []
     with_matrix = [s for s in subs if s.extras.get("confusion_matrix")]
-    for n, sub in enumerate(sorted(with_matrix, key=lambda s: s.judge)[:MAX_SERIES]):
+    for n, sub in enumerate(_leading(show, with_matrix)[:MAX_HEATMAPS]):
         cells = sub.extras["confusion_matrix"]
         size = 1 + max(max(c["expert"], c["predicted"]) for c in cells)
         grid = [[0] * size for _ in range(size)]

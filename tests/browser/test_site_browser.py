@@ -237,7 +237,9 @@ def test_benchmark_tabs_switch_by_click_and_keyboard(site: Site, watched: Watche
     page.goto(site.url("index.html"))
     page.goto(site.url("stepmathbench.html#%E0%A4%A"))
     assert page.get_by_role("tab", name="By type").get_attribute("aria-selected") == "true"
-    assert page.locator("figure img").first.evaluate("img => img.complete")
+    plot = page.locator("figure img").first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('figure img').naturalWidth > 0")
     assert watched.problems == []
 
 
@@ -410,13 +412,13 @@ def test_every_internal_link_resolves_and_no_page_is_an_orphan(site: Site) -> No
             checked += 1
     assert seen == set(root.rglob("*.html"))  # nothing unreachable either
     # Pages grow with judges and benchmarks, not with items: the site's pages are exactly its
-    # top pages, a page per benchmark (two more per benchmark with items), per judge (a name
+    # four top pages, a page per benchmark (two more per benchmark with items), per judge (a name
     # copied from a paper and one reproduced are two), per model and per dataset.
     doc = site.document()
     judges = {(s["source"], s["judge"]) for b in doc["benchmarks"] for s in b["submissions"]}
     with_items = [b for b in doc["benchmarks"] if b["items"]["status"] == "exported"]
     expected = (
-        5 + len(doc["benchmarks"]) + 2 * len(with_items) + 1 + len(judges)
+        4 + len(doc["benchmarks"]) + 2 * len(with_items) + 1 + len(judges)
         + 1 + len(doc["models"]) + len({d["name"] for d in doc["datasets"]})
     )  # fmt: skip
     assert len(seen) == expected and len(with_items) == 3 and checked > 2000

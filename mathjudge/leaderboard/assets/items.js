@@ -328,7 +328,11 @@
         heading.id = "text-" + t;
         section.setAttribute("aria-labelledby", heading.id);
         section.appendChild(heading);
-        section.appendChild(textBlock(text, "text"));
+        var block = textBlock(text, "text");
+        block.tabIndex = 0;  /* a wide formula scrolls the block sideways: keyboard users too */
+        block.setAttribute("role", "group");
+        block.setAttribute("aria-labelledby", heading.id);
+        section.appendChild(block);
         texts.appendChild(section);
       });
       document.documentElement.setAttribute("data-item", id);
