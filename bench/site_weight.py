@@ -6,7 +6,8 @@ and lazily loaded item data load too, and every resource it requested is counted
 its file: the HTML itself, then the total with stylesheets, scripts, fonts, images and data.
 Also printed: the whole site's size and file counts, and the largest page of each kind.
 
-With `--lighthouse`, the site is served on 127.0.0.1 and Lighthouse 12.2 (installed from
+With `--lighthouse`, the site is served on 127.0.0.1 as a static host serves it (text
+gzip-compressed) and Lighthouse 12.2 (installed from
 package-lock.json by scripts/test) rates the overview, the largest benchmark page, the item
 view of the item with the most text and the largest judge page on its mobile profile, against
 the targets (performance >= 90, accessibility, best practices and SEO 100), and axe-core counts
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
 import json
 import os
@@ -78,7 +80,7 @@ def longest_item(site: Path) -> str:
 
 def landing_pages(site: Path) -> dict[str, str]:
     benchmarks = [p for p in site.glob("*.html") if kind(p, site) == "benchmark page"]
-    judges = list((site / "judges").glob("*.html"))
+    judges = [p for p in (site / "judges").glob("*.html") if p.name != "index.html"]
     pages = {"overview": "index.html"}
     if benchmarks:
         pages["largest benchmark page"] = max(benchmarks, key=lambda p: p.stat().st_size).name
@@ -153,14 +155,34 @@ def report_weights(site: Path) -> None:
         browser.close()
 
 
+class StaticHost(http.server.SimpleHTTPRequestHandler):
+    """Serves the site as a static host does (GitHub Pages among them): text files
+    gzip-compressed for a client that accepts it, nothing logged."""
+
+    COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".csv")
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and path.is_file() and path.suffix in self.COMPRESSED):
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes())
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 @contextmanager
 def serving(site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(site))
+        ("127.0.0.1", 0), functools.partial(StaticHost, directory=str(site))
     )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

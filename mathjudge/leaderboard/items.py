@@ -50,7 +50,7 @@ AGREES = {
     "verdict": "coalesce(prediction <> 0 AND (prediction > 0) = (gold > 0), false)",
 }
 CALLS_CHUNK = 250  # items per calls file
-TEXT_CHUNK_BYTES = 200_000  # a texts file closes once it holds about this much
+TEXT_CHUNK_BYTES = 100_000  # a texts file closes once it holds about this much
 MAX_DETAIL_CHARS = 20_000  # per value of a judge's details (reasoning is kept whole below it)
 MAX_FACET_VALUES = 30  # a text column with at most this many short values is a filter
 MAX_FACET_CHARS = 60

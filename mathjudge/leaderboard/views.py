@@ -402,6 +402,11 @@ class Metrics(View):
     specs: tuple[MetricSpec, ...]  # same order as the columns
     default_columns: tuple[int, ...]  # shown before a reader chooses (headline + extras)
 
+    @property
+    def other_columns(self) -> tuple[int, ...]:
+        """The columns a phone hides until the reader asks for them."""
+        return tuple(i for i in range(len(self.specs)) if i not in self.default_columns)
+
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 

@@ -180,19 +180,45 @@
 
   /* --- Math, typeset lazily ---------------------------------------------------------------- */
 
+  var MATH = /\$|\\\(|\\\[/;  /* $, \( or \[: a paragraph with something to typeset */
   var queue = [];
   var busy = false;
+  var katex = null;  /* a promise: KaTeX and math.js, loaded once the first formula is in view */
+  var assets = "";
   var seen = typeof IntersectionObserver === "function" ? new IntersectionObserver(function (entries) {
     entries.forEach(function (e) {
       if (e.isIntersecting) { seen.unobserve(e.target); typeset(e.target); }
     });
-  }, { rootMargin: "400px 0px" }) : null;
+  }, { rootMargin: "0px 0px 300px 0px" }) : null;
+
+  function script(src) {
+    return new Promise(function (resolve, reject) {
+      var el = document.createElement("script");
+      el.src = src;
+      el.onload = resolve;
+      el.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(el);
+    });
+  }
+
+  function loadMath() {
+    if (!katex) {
+      var css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = assets + "katex/katex.min.css";
+      document.head.appendChild(css);
+      katex = script(assets + "katex/katex.min.js")
+        .then(function () { return script(assets + "katex/auto-render.min.js"); })
+        .then(function () { return script(assets + "math.js"); });
+    }
+    return katex;
+  }
 
   function typeset(el) {
     queue.push(el);
     if (busy) return;
     busy = true;
-    setTimeout(next, 0);
+    loadMath().then(function () { setTimeout(next, 0); }, function () { busy = false; });
   }
 
   /* One paragraph per task, so typesetting a long proof never blocks the page for long. */
@@ -204,29 +230,48 @@
   }
 
   function lazyMath(el) {
+    if (!MATH.test(el.textContent)) return;
     if (seen) seen.observe(el); else typeset(el);
   }
 
-  /* Paragraphs split at blank lines, kept together while a display formula is open. */
-  function paragraphs(text) {
+  /* Blocks of a text: its paragraphs (split at blank lines), long ones cut at line ends into
+     pieces of about PIECE characters, never inside a display formula; each is typeset alone. */
+  var PIECE = 400;
+
+  function balanced(text) {
+    var dollars = (text.match(/\$\$/g) || []).length;
+    var brackets = (text.match(/\\\[/g) || []).length - (text.match(/\\\]/g) || []).length;
+    return dollars % 2 === 0 && brackets <= 0;
+  }
+
+  function pieces(text) {
     var out = [];
     var open = "";
-    text.split(/\n\s*\n/).forEach(function (part) {
-      open = open ? open + "\n\n" + part : part;
-      var dollars = (open.match(/\$\$/g) || []).length;
-      var brackets = (open.match(/\\\[/g) || []).length - (open.match(/\\\]/g) || []).length;
-      if (dollars % 2 === 0 && brackets <= 0) { out.push(open); open = ""; }
+    var fresh = true;  /* the next piece starts a paragraph */
+    text.split("\n").forEach(function (line) {
+      if (!line.trim() && balanced(open)) {
+        if (open) out.push({ text: open, paragraph: fresh });
+        open = "";
+        fresh = true;
+        return;
+      }
+      open = open ? open + "\n" + line : line;
+      if (open.length >= PIECE && balanced(open)) {
+        out.push({ text: open, paragraph: fresh });
+        open = "";
+        fresh = false;
+      }
     });
-    if (open) out.push(open);
+    if (open) out.push({ text: open, paragraph: fresh });
     return out;
   }
 
   function textBlock(text, className) {
     var box = element("div", null, className);
-    paragraphs(text).forEach(function (p) {
-      var para = element("p", p, "tex");
-      box.appendChild(para);
-      lazyMath(para);
+    pieces(text).forEach(function (piece) {
+      var part = element("p", piece.text, piece.paragraph ? "tex" : "tex cont");
+      box.appendChild(part);
+      lazyMath(part);
     });
     return box;
   }
@@ -234,6 +279,7 @@
   /* --- The item view ----------------------------------------------------------------------- */
 
   function itemView(root) {
+    assets = root.getAttribute("data-assets");
     var base = root.getAttribute("data-base");
     var bench = root.getAttribute("data-bench");
     var slot = function (name) { return root.querySelector("[data-slot=" + name + "]"); };

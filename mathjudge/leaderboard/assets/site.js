@@ -61,8 +61,12 @@
       var pick = lines.filter(function (l) {
         return l.getAttribute("data-when").split(" ").indexOf(key) !== -1;
       })[0] || lines.filter(function (l) { return l.getAttribute("data-when") === "*"; })[0];
-      lines.forEach(function (l) { l.hidden = l !== pick; });
+      lines.forEach(function (l) { show(l, l === pick); });
     });
+  }
+
+  function show(el, on) {
+    if (el.hidden === on) el.hidden = !on;  /* write only what changes */
   }
 
   function filterRows(state) {
@@ -77,20 +81,21 @@
         ranked.sort(function (a, b) { return a.getAttribute("data-rank") - b.getAttribute("data-rank"); });
         if (ranked.length && shown.indexOf(ranked[0]) === -1) shown.push(ranked[0]);
       }
-      rows.forEach(function (r) { r.hidden = shown.indexOf(r) === -1; });
+      var keep = new Set(shown);
+      rows.forEach(function (r) { show(r, keep.has(r)); });
       var wrap = table.closest(".table-wrap") || table;
       var none = wrap.parentNode.querySelector(":scope > .none-shown");
       if (none && rows.length) none.hidden = shown.length > 0;
     });
     all(document, "[data-filtered] .dot-row[data-prov]").forEach(function (row) {
-      row.hidden = !matches(row, state);
+      show(row, matches(row, state));
     });
     all(document, ".cross-cell").forEach(function (cell) {
       var first = null;
       all(cell, ".cand").forEach(function (c) {
         var ok = !first && matches(c, { sources: state.sources, kind: state.kind, q: "" });
         if (ok) first = c;
-        c.hidden = !ok;
+        show(c, ok);
       });
       cell.classList.toggle("none", !first);
     });
@@ -114,16 +119,27 @@
     return parts.length ? "(" + parts.join("; ") + ")" : "(everything shown)";
   }
 
+  /* Hidden metric columns: one style rule per column, not a write to every cell. */
   function applyColumns(form) {
     var off = {};
-    all(form, "input[name=col]").forEach(function (box) { off[box.value] = !box.checked; });
-    all(document, "[data-col]").forEach(function (cell) {
-      if (cell.closest("form, .filters")) return;
-      cell.hidden = !!off[cell.getAttribute("data-col")];
+    var rules = [];
+    all(form, "input[name=col]").forEach(function (box) {
+      off[box.value] = !box.checked;
+      if (!box.checked) rules.push('[data-col="' + Number(box.value) + '"]');
     });
+    var sheet = document.getElementById("hidden-columns");
+    var initial = document.getElementById("default-columns");
+    if (initial) initial.remove();  /* the page's phone default: these rules replace it */
+    if (!sheet && !rules.length) return;
+    if (!sheet) {
+      sheet = document.createElement("style");
+      sheet.id = "hidden-columns";
+      document.head.appendChild(sheet);
+    }
+    sheet.textContent = rules.length ? rules.join(",") + "{display:none}" : "";
     all(document, "th[data-group]").forEach(function (th) {
       var visible = th.getAttribute("data-group").split(" ").filter(function (c) { return !off[c]; });
-      th.hidden = visible.length === 0;
+      show(th, visible.length > 0);
       th.colSpan = Math.max(1, visible.length);
     });
   }
@@ -276,15 +292,23 @@
       });
     });
     select(fromHash() || tabs[0], false, false);
+    container.setAttribute("data-ready", "");
     window.addEventListener("hashchange", function () {
       var tab = fromHash();
       if (tab) select(tab, false, false);
     });
   }
 
+  /* Sort buttons a few tables at a time, so that a page of many tables never blocks. */
+  function inBatches(items, work) {
+    var start = Date.now();
+    while (items.length && Date.now() - start < 30) work(items.shift());
+    if (items.length) setTimeout(function () { inBatches(items, work); }, 0);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
-    all(document, "table.sortable").forEach(makeSortable);
     all(document, "[data-tabs]").forEach(makeTabs);
     all(document, "[data-filters]").forEach(makeFilters);
+    inBatches(all(document, "table.sortable"), makeSortable);
   });
 })();
