@@ -81,7 +81,7 @@ def test_the_glance_on_a_phone_names_leader_metric_direction_interval_and_n(
         assert top is not None and top["y"] + top["height"] <= PHONE["height"]
         # Methodology folds away; the phone shows the default columns only.
         assert page.locator("details.method").get_attribute("open") is None
-        shown = page.locator(".main-board thead th[data-col]:not([hidden])")
+        shown = page.locator(".main-board thead th[data-col]:visible")
         assert shown.count() < page.locator(".main-board thead th[data-col]").count()
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         _shot(page, "benchmark-phone.png")
@@ -157,7 +157,7 @@ def test_the_judge_kind_filter_and_the_search(site: Site, watched: Watched) -> N
     for i in range(boxes.count()):
         if not boxes.nth(i).locator("xpath=..").inner_text().strip().startswith("Corr"):
             boxes.nth(i).uncheck()
-    headers = page.locator(".main-board thead tr").last.locator("th[data-col]:not([hidden])")
+    headers = page.locator(".main-board thead tr").last.locator("th[data-col]:visible")
     assert [h.strip().split()[0] for h in headers.all_inner_texts()] == ["Corr"]
     assert watched.problems == []
 
