@@ -9,8 +9,11 @@ from mathjudge.leaderboard.render import build_site
 from mathjudge.publish.document import publish
 
 
-def publish_and_render(store: Path, out: Path, *, release: str | None = None) -> Path:
+def publish_and_render(
+    store: Path, out: Path, *, release: str | None = None, local_texts: bool = False
+) -> Path:
     """Publish the leaderboard document into `store` (scores, ranks: `publish.document`) and
-    render it at `out` (`leaderboard`); returns the index page's path."""
+    render it at `out` (`leaderboard`); returns the index page's path. `local_texts`: keep the
+    texts of local-only datasets (see `leaderboard.build_site`)."""
     publish(store)
-    return build_site(store, out, release=release)
+    return build_site(store, out, release=release, local_texts=local_texts)

@@ -251,7 +251,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         assert ": new (version 1)" in cli(*args)
     sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
-            "--quiet"]  # fmt: skip
+            "--include-local-texts", "--quiet"]  # fmt: skip
     assert "25 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())

@@ -61,15 +61,22 @@ def safe_name(benchmark: str) -> str:
     return benchmark
 
 
-def export_data(store: Path, data_dir: Path) -> LeaderboardDocument:
+def export_data(store: Path, data_dir: Path, *, local_texts: bool = False) -> LeaderboardDocument:
     """Write every data file into `data_dir` (a fresh folder: the site is swapped in whole);
-    returns the document written to `leaderboard.json`."""
+    returns the document written to `leaderboard.json`. The texts of local-only datasets (and
+    the judges' details on them) are left out unless `local_texts` (a site that stays on the
+    machine the datasets were built on)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     with read.reading(store) as con:
         document = read_document(con, store)
         for bench in document.benchmarks:
             bench.downloads = download_names(safe_name(bench.name))
-        found = read.in_threads(con, lambda c, b: export_items(b, c, data_dir), document.benchmarks)
+        withheld = {
+            b.name: None if local_texts else local_only(b, document) for b in document.benchmarks
+        }
+        found = read.in_threads(
+            con, lambda c, b: export_items(b, c, data_dir, withheld[b.name]), document.benchmarks
+        )
         for bench, items in zip(document.benchmarks, found, strict=True):
             bench.items = items
         write_meta(con, document, data_dir)
@@ -88,6 +95,15 @@ def export_data(store: Path, data_dir: Path) -> LeaderboardDocument:
     _write(data_dir / LEADERBOARD_SCHEMA, _to_json(schema))
     _write(data_dir / LEADERBOARD_JSON, document.model_dump_json() + "\n")
     return document
+
+
+def local_only(bench: BenchmarkDocument, document: LeaderboardDocument) -> str | None:
+    """Why the texts of the benchmark's dataset must stay on the machine it was built on: its
+    own `local_only`, or that of the benchmark that builds the dataset it is scored on."""
+    dataset = bench.presentation.dataset
+    owners = [p for p in document.methodology if p.name == dataset]
+    reason = bench.presentation.local_only or next((p.local_only for p in owners), None)
+    return reason
 
 
 def read_document(con: duckdb.DuckDBPyConnection, store: Path) -> LeaderboardDocument:

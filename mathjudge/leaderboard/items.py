@@ -76,9 +76,14 @@ def show_value(kind: str, value: float | None, *, gold: bool = False) -> str:
 
 
 def export_items(
-    bench: BenchmarkDocument, con: duckdb.DuckDBPyConnection, data_dir: Path
+    bench: BenchmarkDocument,
+    con: duckdb.DuckDBPyConnection,
+    data_dir: Path,
+    withheld: str | None = None,
 ) -> ItemData:
-    """Write one benchmark's item files; returns what the document says about them."""
+    """Write one benchmark's item files; returns what the document says about them.
+    `withheld`: why the item texts and the judges' details must be left out (ids, scope
+    values, gold labels and every judge's call stay)."""
     show = bench.presentation
     name = bench.name
     reproduced = [s for s in bench.submissions if s.provenance != "paper"]
@@ -104,7 +109,7 @@ def export_items(
     ]
     texts = [c for c in show.item_text if c in columns] or _fallback_texts(stored)
     facets = _facets(stored, [s.key for s in show.scopes], texts)
-    texts = [c for c in texts if c not in facets]
+    texts = [] if withheld else [c for c in texts if c not in facets]
     items = _items_table(stored, facets, texts, declared)
     compared = _compare(predictions, items, declared, fields)
     rows = sorted(items.to_pylist(), key=lambda r: natural_key(r["item_id"]))
@@ -114,7 +119,7 @@ def export_items(
     items = items.append_column(
         "judges_wrong", pa.array([calls.wrong[i] for i in order], pa.int32())
     ).append_column("judges_answered", pa.array([calls.judged[i] for i in order], pa.int32()))
-    details = read.item_details(con, [s.id for s in judges])
+    details = {} if withheld else read.item_details(con, [s.id for s in judges])
     files = {"items": f"{name}_items.parquet", "predictions": f"{name}_predictions.parquet"}
     _write(data_dir / files["items"], items)
     _write(data_dir / files["predictions"], compared)
@@ -122,7 +127,9 @@ def export_items(
         files["details"] = f"{name}_details.parquet"
         _write(data_dir / files["details"], _details_table(details))
     folder = f"{PAGES}/{name}"
-    _write_pages(data_dir / folder, name, rows, calls, details, judges, facets, texts, fields)
+    _write_pages(
+        data_dir / folder, name, rows, calls, details, judges, facets, texts, fields, withheld
+    )
     return ItemData(
         status="exported",
         content_hash=content_hash,
@@ -132,6 +139,7 @@ def export_items(
         facets=facets,
         texts=texts,
         pages=folder,
+        withheld=withheld,
         **files,
     )
 
@@ -342,6 +350,7 @@ def _write_pages(
     facets: list[str],
     texts: list[str],
     fields: list[ItemColumn],
+    withheld: str | None,
 ) -> None:
     """The script files of the item pages (see the module note)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -353,6 +362,7 @@ def _write_pages(
         _write_text(folder / f"text-{k}.js", data_script(f"{bench}/text-{k}", payload))
     index = {
         "benchmark": bench,
+        "withheld": withheld,
         "fields": [{"label": f.label, "gold": bool(f.gold), "kind": f.kind} for f in fields],
         "facets": facets,
         "texts": texts,

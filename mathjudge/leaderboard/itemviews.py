@@ -63,6 +63,7 @@ class ExplorerPage(View):
     judges: tuple[Option, ...]  # value: the judge's index in the data files
     n_compared: int  # judges with a gold comparison
     downloads: tuple[tuple[str, str], ...]  # (label, file under data/)
+    withheld: str | None  # why the texts are left out
 
 
 class ItemViewPage(View):
@@ -71,6 +72,7 @@ class ItemViewPage(View):
     explorer: str  # relative to the item view
     data: str
     judges: tuple[JudgeRef, ...]  # in the data files' order: the script names them so
+    withheld: str | None  # why the texts and the judges' details are left out
 
 
 def explorer(
@@ -119,6 +121,7 @@ def explorer(
         ),
         n_compared=sum(j.disagree is not None for j in info.judges),
         downloads=tuple((label, f) for label, f in downloads if f),
+        withheld=info.withheld,
     )
 
 
@@ -130,6 +133,7 @@ def item_view(info: ItemData, ref: BenchRef, refs: dict[str, JudgeRef]) -> ItemV
         explorer="index.html",
         data=info.pages,
         judges=tuple(refs[j.submission] for j in info.judges),
+        withheld=info.withheld,
     )
 
 

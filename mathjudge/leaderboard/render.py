@@ -74,13 +74,16 @@ RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ASSETS = ("style.css", "site.js", "math.js", "items.js", "favicon.svg")
 
 
-def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
+def build_site(
+    store: Path, out: Path, *, release: str | None = None, local_texts: bool = False
+) -> Path:
     """Render the leaderboard document published in the results `store` (see
     `publish.document`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
-    are carried over unchanged, and an existing NAME is refused.
+    are carried over unchanged, and an existing NAME is refused. `local_texts` keeps the texts
+    of local-only datasets in (a site that never leaves this machine).
     """
     out = Path(os.path.abspath(out))
     previous = out / RELEASES
@@ -96,7 +99,7 @@ def build_site(store: Path, out: Path, *, release: str | None = None) -> Path:
             )
 
     def fill(site: Path) -> None:
-        document = export_data(store, site / "data")
+        document = export_data(store, site / "data", local_texts=local_texts)
         if previous.is_dir():
             shutil.copytree(previous, site / RELEASES, symlinks=True)
         # A snapshot lists no releases: inside it those links would lead nowhere.

@@ -182,6 +182,9 @@ class ItemData(_Model):
     predictions: str | None = None  # Parquet: one row per (submission, item, field)
     details: str | None = None  # Parquet: the judges' own details per item, where given
     pages: str | None = None  # the folder of the script files the item pages load
+    # Why the item texts and the judges' details are left out (a local-only dataset on a site
+    # built for publishing); None when they are in.
+    withheld: str | None = None
 
 
 class BenchmarkDocument(_Model):

@@ -169,7 +169,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
         results_store.save(store, result)
     _judgebench(tmp, mirror, datasets, store, built)
     import_reported(mirror / "reported", store)
-    publish_and_render(store, built.root)
+    publish_and_render(store, built.root, local_texts=True)  # JudgeBench's texts stay here
     return built
 
 

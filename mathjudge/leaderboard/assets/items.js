@@ -358,7 +358,9 @@
           box.appendChild(text);
           notes.appendChild(box);
         });
-        if (!notes.firstChild) notes.appendChild(element("span", "none given", "missing"));
+        if (!notes.firstChild) {
+          notes.appendChild(element("span", index.withheld ? "not redistributed" : "none given", "missing"));
+        }
         tr.appendChild(notes);
         body.appendChild(tr);
       });
