@@ -67,7 +67,7 @@ from mathjudge.leaderboard.views import (
     sections,
     standing,
 )
-from mathjudge.spec.document import BenchmarkDocument, LeaderboardDocument
+from mathjudge.spec.document import BenchmarkDocument, ItemData, LeaderboardDocument
 
 RELEASES = "releases"
 RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -247,7 +247,7 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         (site / "plots").mkdir(exist_ok=True)
     for plot in plots:
         (site / "plots" / plot.file).write_text(plot.svg, encoding="utf-8")
-    info = bench.items or _no_items()
+    info = bench.items or ItemData(status="no item data in this document")
     exported = info.status == "exported"
     view = BenchmarkPage(
         ref=b.ref,
@@ -307,12 +307,6 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
             "judge's call and reasoning.",
             page=viewed,
         )
-
-
-def _no_items() -> Any:
-    from mathjudge.spec.document import ItemData
-
-    return ItemData(status="no item data in this document")
 
 
 def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
