@@ -297,7 +297,7 @@
       ["pager", "facts", "calls-section"].forEach(function (n) { slot(n).hidden = true; });
       slot("texts").textContent = "";
       if (!id) { status("No item chosen: pick one from the item list."); return; }
-      status("Loading " + id + "…");
+      slot("title").textContent = id;  /* at once: nothing above the item moves when it loads */
       load(base, bench, "index").then(function (index) {
         var at = -1;
         for (var i = 0; i < index.items.length; i++) if (index.items[i][0] === id) { at = i; break; }
