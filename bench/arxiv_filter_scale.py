@@ -310,7 +310,10 @@ def main() -> int:
     parser.add_argument(
         "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "mathjudge-arxiv-filter-scale"
     )
+    parser.add_argument("--quick", action="store_true", help="CI: 2,000 records, one run")
     args = parser.parse_args()
+    if args.quick:
+        args.records, args.repeats = 2000, 1
 
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, cpus: {os.cpu_count()}")
     args.workdir.mkdir(parents=True, exist_ok=True)

@@ -39,13 +39,16 @@ def datasets(workdir: Path) -> Path:
     return out
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per", type=int, default=400, help="cases per (benchmark, format)")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--jobs", type=int, default=2, help="child processes at a time")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "mj-fuzz")
+    parser.add_argument("--quick", action="store_true", help="CI: 2 cases per (benchmark, format)")
     args = parser.parse_args()
+    if args.quick:
+        args.per = 2
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cpus")
     workdir = args.workdir
     (workdir / "cases").mkdir(parents=True, exist_ok=True)
@@ -77,7 +80,10 @@ def main() -> None:
     odd = [r for r in results if r["code"] not in (0, 1, 2) or r["traceback"]]
     for r in odd[:10]:
         print(f"  {r['case']}: {r['tail']!r}")
+    harmed = sum(r["store_changed"] or r["json_written"] for r in rejected)
+    disagree = sum(r["paths_disagree"] for r in results)
+    return 1 if odd or outcome.killed or harmed or disagree else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,6 +2,7 @@
 
     python bench/large_submission.py                 # 10,000 runs x 1,000 items, valid + invalid
     python bench/large_submission.py --runs 1000     # 1 million rows, quicker
+    python bench/large_submission.py --quick         # CI: 10,000 rows (seconds)
 
 Writes (not timed) a valid JSONL submission of every StepMathBench item in RUNS runs (score and
 answer_correct on every row, about 480 MB at 10,000 runs: under the 1 GiB limit) and one as long
@@ -41,7 +42,7 @@ def write(path: Path, runs: int, *, valid: bool) -> None:
             )
 
 
-def measure(label: str, argv: list[str]) -> None:
+def measure(label: str, argv: list[str]) -> int:
     """Run argv in a fresh process (under a fresh wrapper, so that the peak RSS is its own);
     print wall time, peak RSS and the first line it printed."""
     start = time.perf_counter()
@@ -53,15 +54,29 @@ def measure(label: str, argv: list[str]) -> None:
     code = done.returncode
     print(f"{label:<34} {wall:7.1f} s   peak RSS {peak / 1024:6.0f} MB   exit {code}")
     print(f"{'':<34} {said[:100]}")
+    return code
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--datasets", type=Path, default=Path("datasets"))
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "mj-large")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="CI: 10 runs, StepMathBench built from $MATHJUDGE_MIRROR into the workdir",
+    )
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
+    if args.quick:
+        args.runs = 10
+        args.datasets = args.workdir / "datasets"
+        if not (args.datasets / "stepmathbench" / "manifest.json").is_file():
+            from mathjudge import registry
+            from mathjudge.dataio.writer import write_dataset
+
+            write_dataset(registry.builder("stepmathbench").build(None), args.datasets)
     valid = args.workdir / f"valid-{args.runs}.jsonl"
     invalid = args.workdir / f"invalid-{args.runs}.jsonl"
     write(valid, args.runs, valid=True)
@@ -77,13 +92,19 @@ def main() -> None:
     store.unlink(missing_ok=True)
     common = ["--datasets", str(args.datasets)]
     mj = [py, "-m", "mathjudge"]
-    measure("validate (invalid rows)", [*mj, "validate", "stepmathbench", str(invalid), *common])
-    measure("validate (valid)", [*mj, "validate", "stepmathbench", str(valid), *common])
-    measure(
-        "evaluate (valid, B = 1000)",
-        [*mj, "evaluate", "stepmathbench", str(valid), "--judge", "large", "--store", str(store),
-         "--quiet", *common],
-    )  # fmt: skip
+    codes = [
+        measure("validate (invalid rows)", [*mj, "validate", "stepmathbench", str(invalid), *common]),
+        measure("validate (valid)", [*mj, "validate", "stepmathbench", str(valid), *common]),
+        measure(
+            "evaluate (valid, B = 1000)",
+            [*mj, "evaluate", "stepmathbench", str(valid), "--judge", "large", "--store",
+             str(store), "--quiet", *common],
+        ),
+    ]  # fmt: skip
+    if codes != [1, 0, 0]:
+        print(f"FAILED: exit codes {codes}, expected [1, 0, 0]")
+        return 1
+    return 0
 
 
 WRAP = """
@@ -107,4 +128,4 @@ print(pj.open_json(sys.argv[1]).read_all().num_rows, "rows")
 """
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -48,7 +48,10 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--cache", action="store_true", help="also write the disk cache")
     parser.add_argument("--profile", type=int, default=0, help="print the top N of a cProfile")
+    parser.add_argument("--quick", action="store_true", help="CI: 64 calls at 0.01 s")
     args = parser.parse_args()
+    if args.quick:
+        args.calls, args.latency = 64, 0.01
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from mathjudge.llm import LlmClient, LlmRequest, RetryPolicy

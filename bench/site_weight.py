@@ -15,7 +15,7 @@ violations on the same pages at 1366 and 390 px. The weights do not depend on th
 performance score does (it is a timing): compare figures from a quiet machine.
 
     python bench/site_weight.py SITE [--lighthouse]     # e.g. the demo's site/
-    python bench/site_weight.py --quick                  # seconds: a small site built here
+    python bench/site_weight.py --quick                  # CI: a two-judge site built here
 """
 
 from __future__ import annotations
@@ -245,33 +245,6 @@ def report_audits(site: Path) -> bool:
     return met
 
 
-def quick_site(workdir: Path) -> Path:
-    """A small site built here from the mirror's StepMathBench: two judges, B = 20."""
-    import random
-
-    from mathjudge import store as results_store
-    from mathjudge.benchmarks.stepmathbench import build
-    from mathjudge.dataio.writer import write_dataset
-    from mathjudge.scoring.evaluator import evaluate_file
-    from mathjudge.site import publish_and_render
-
-    mirror = Path(os.environ.get("MATHJUDGE_MIRROR", "../shared/data"))
-    datasets, store = workdir / "datasets", workdir / "results.duckdb"
-    write_dataset(build.build(mirror), datasets)
-    rows = [json.loads(line) for line in (mirror / "stepmathbench" / "stepmath.jsonl").open()]
-    rng = random.Random(0)
-    for judge, noise in (("close", 1), ("far", 4)):
-        path = workdir / f"{judge}.jsonl"
-        path.write_text("".join(
-            json.dumps({"item_id": r["uid"],
-                        "score": float(min(10, max(0, r["gold_score"] + rng.randint(-noise, noise))))})
-            + "\n" for r in rows), encoding="utf-8")  # fmt: skip
-        results_store.save(
-            store, evaluate_file("stepmathbench", path, judge, datasets_dir=datasets, n_boot=20)
-        )
-    return publish_and_render(store, workdir / "site").parent
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", type=Path, nargs="?")
@@ -279,8 +252,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="weigh a small site built here")
     args = parser.parse_args()
     if args.quick:
-        with tempfile.TemporaryDirectory() as tmp:
-            report_weights(quick_site(Path(tmp)))
+        from _tiny_site import tiny_site
+
+        report_weights(tiny_site(Path(tempfile.gettempdir()) / "mathjudge-site-weight"))
         return
     if args.site is None:
         parser.error("give the site's folder (or --quick)")

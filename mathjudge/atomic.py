@@ -189,11 +189,14 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def write_json_atomic(path: Path, data: object) -> None:
-    """`data` as indented UTF-8 JSON at `path`, written atomically; NaN is refused."""
+def json_text(data: object) -> str:
+    """`data` as indented JSON text; NaN is refused."""
     import json
 
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    """`data` as indented UTF-8 JSON at `path`, written atomically; NaN is refused."""
     with atomic_path(path) as tmp:
-        tmp.write_text(
-            json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
-        )
+        tmp.write_text(json_text(data), encoding="utf-8")

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from mathjudge import registry
 from mathjudge.benchmarks.published import Converted, github_files, write_all
 from mathjudge.config import mirror_root
+from mathjudge.dataio import mirror
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
@@ -204,10 +205,14 @@ def run_demo(
         if not quiet:
             console.print(message, soft_wrap=True, highlight=False)
 
+    known = mirror.known_folders(registry.dataset_names())
+    if source_dir is not None:
+        mirror.root(source_dir, known)
     for name, spec in registry.datasets().items():
         builder = registry.builder(spec.name)
         try:
-            path = write_dataset(builder.build(source_dir), datasets_dir)
+            source = mirror.for_dataset(name, source_dir, known)
+            path = write_dataset(builder.build(source.folder), datasets_dir)
         except MathJudgeError as exc:
             # A benchmark that ships an example (ExpertMath's package) falls back to it.
             example = registry.example_dir(spec.name)

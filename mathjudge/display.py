@@ -10,20 +10,38 @@ and where, and the site shows meta only as a bounded summary (`summary`).
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from typing import Any
 
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 MAX_JUDGE_NAME = 200
 MAX_META_KEY = 100
 MAX_META_TEXT = 10_000
 MAX_META_DEPTH = 8
 MAX_META_ENTRIES = 1_000
+# Integers beyond it are not exact in JSON readers, JavaScript or a DOUBLE column.
+MAX_EXACT_INT = 2**53
 # Summary of meta for pages and leaderboard.json: the full meta is a download.
 SUMMARY_ENTRIES = 20
 SUMMARY_CHARS = 200
 _MULTILINE_OK = "\n\t"
+
+
+def neutral_lines(message: str) -> str:
+    """A whole message as the CLI prints it, the last guard behind `printable`: its own line
+    breaks kept, every other character that is not printable escaped, and a line that would
+    start a workflow command (`::name ...`, leading spaces ignored) shown with its first colon
+    escaped."""
+    lines = []
+    for line in message.split("\n"):
+        line = printable(line)
+        if line.lstrip().startswith("::"):
+            line = line.replace(":", "\\x3a", 1)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def text_problem(text: str, max_chars: int, *, multiline: bool = False) -> str | None:
@@ -64,22 +82,42 @@ def meta_problem(meta: Any) -> tuple[str, str] | None:
             return f"the value at {_short(path)}", f"is nested deeper than {MAX_META_DEPTH} levels"
         if isinstance(value, dict):
             for key, item in value.items():
-                problem = text_problem(str(key), MAX_META_KEY)
+                if not isinstance(key, str):
+                    where = "at " + _short(path) if path else "at the top level"
+                    return f"a key {where}", f"is not text ({type(key).__name__})"
+                problem = text_problem(key, MAX_META_KEY)
                 child = f"{path}.{key}" if path else str(key)
                 if problem:
                     return f"a key {'at ' + _short(path) if path else 'at the top level'}", problem
                 stack.append((child, item, depth + 1))
-        elif isinstance(value, list):
+        elif isinstance(value, list | tuple):
             stack.extend((f"{path}[{i}]", item, depth + 1) for i, item in enumerate(value))
         elif isinstance(value, str):
             problem = text_problem(value, MAX_META_TEXT, multiline=True)
             if problem:
                 return f"the value at {_short(path)}", problem
+        else:
+            problem = _number_problem(value)
+            if problem:
+                return f"the value at {_short(path)}", problem
     return None
 
 
+def _number_problem(value: Any) -> str | None:
+    """Why a value that is not text, a list or a mapping cannot be kept as JSON and shown:
+    only null, true, false, finite numbers and integers within ±2^53 can."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return None if abs(value) <= MAX_EXACT_INT else f"is beyond ±2^53 ({MAX_EXACT_INT})"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "is not a finite number (NaN or infinite)"
+    return f"is not a JSON value (a {type(value).__name__})"
+
+
 def check_meta(meta: Any, where: str) -> dict[str, Any]:
-    """`meta` if it is a JSON object whose keys and texts may all be displayed."""
+    """`meta` if it is a JSON object whose keys and texts may all be displayed and whose
+    numbers are finite and exact (so every store, JSON file and page can hold it)."""
     if not isinstance(meta, dict):
         raise MathJudgeError(f"{where}: meta must be a JSON object")
     found = meta_problem(meta)

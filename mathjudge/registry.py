@@ -97,7 +97,7 @@ def builder(name: str) -> Any:
 
 def resolve(name: str, ref: str) -> Callable[..., Any]:
     """The code reference `ref` of benchmark `name`: ".module:attr" inside its folder, or
-    "mathjudge.benchmarks.module:attr"; nothing outside the benchmarks layer."""
+    "mathjudge.benchmarks.<module>:<attr>"; nothing outside the benchmarks layer."""
     module, sep, attr = ref.partition(":")
     if not sep or not attr:
         raise MathJudgeError(f"mathjudge/benchmarks/{name}: {ref!r} is not 'module:attribute'")

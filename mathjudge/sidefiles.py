@@ -35,12 +35,12 @@ def read_bytes(path: Path, max_bytes: int | None, what: str = "file") -> bytes:
             raise MathJudgeError(
                 f"{path}: the {what} has {info.st_size} bytes, more than the {max_bytes} allowed"
             )
-        try:
-            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        try:  # no more than the size it states: a /proc file states 0 and may never end
+            data = handle.read(info.st_size + 1)
         except OSError as exc:
             raise MathJudgeError(f"{path}: cannot read the {what} ({exc.strerror})") from None
-    if max_bytes is not None and len(data) > max_bytes:
-        raise MathJudgeError(f"{path}: the {what} grew past {max_bytes} bytes while being read")
+    if len(data) > info.st_size:
+        raise MathJudgeError(f"{path}: the {what} grew while it was read")
     return data
 
 

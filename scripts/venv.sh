@@ -1,7 +1,8 @@
-# Sourced by scripts/demo and scripts/test: the repo root, `fail`, and `use_venv`, which picks
+# Sourced by scripts/demo and scripts/test: the repo root, `fail`, `use_venv`, which picks
 # the virtualenv (the active one, else .venv here, created on first use), installs
-# requirements.lock and mathjudge into it, and puts it first on PATH. pip skips what is
-# already installed, so a re-run takes seconds.
+# requirements.lock and mathjudge into it, and puts it first on PATH (pip skips what is
+# already installed, so a re-run takes seconds), and `how_to_use`, which prints the lines that
+# put that mathjudge on PATH in the user's own shell.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRIPT="scripts/$(basename "$0")"
@@ -36,4 +37,15 @@ use_venv() {
     || fail "pip could not install mathjudge itself (see its message above)"
   export VIRTUAL_ENV="$venv"
   export PATH="$venv/bin:$PATH"
+}
+
+how_to_use() {
+  local activate="$VIRTUAL_ENV/bin/activate"
+  [ "$VIRTUAL_ENV" = "$ROOT/.venv" ] && activate=".venv/bin/activate"
+  echo
+  echo "$SCRIPT: mathjudge is installed in $VIRTUAL_ENV; to use it from this shell, run:"
+  echo "  . $activate"
+  if [ -n "${MATHJUDGE_MIRROR:-}" ]; then
+    echo "  export MATHJUDGE_MIRROR=$MATHJUDGE_MIRROR   # else commands download their sources"
+  fi
 }

@@ -48,21 +48,30 @@ def datasets_dir(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 FIXTURES = REPO / "tests" / "fixtures"
-# Where the suite builds each dataset from: the shared mirror, else a small fixture (no copy of
-# ProofBench, μ-MATH or Hard2Verify is reachable) or the shipped example package.
-BUILD_FROM = {"proofbench": FIXTURES, "mumath": FIXTURES, "hard2verify": FIXTURES / "hard2verify"}
+SCORING = REPO / "tests" / "scoring"
+
+
+def build_source(dataset: str, mirror: Path, fixtures: Path = FIXTURES) -> Path:
+    """Where the suite builds `dataset` from, by convention: its fixture folder
+    `tests/fixtures/<dataset>/` (a small copy in the upstream layout, for data the mirror holds
+    no copy of), else the example its benchmark ships, else the shared mirror."""
+    from mathjudge import registry
+
+    if (fixtures / dataset).is_dir():
+        return fixtures / dataset
+    return registry.example_dir(dataset) or mirror
 
 
 @pytest.fixture(scope="session")
 def all_builds(mirror: Path) -> dict:
-    """Every dataset the mirror builds, built once per session (name -> `Build`)."""
+    """Every dataset a registered benchmark builds, built once per session from its
+    `build_source` (name -> `Build`)."""
     from mathjudge import registry
 
-    builds = {}
-    for name, spec in registry.datasets().items():
-        source = BUILD_FROM.get(name) or registry.example_dir(spec.name) or mirror
-        builds[name] = registry.builder(spec.name).build(source)
-    return builds
+    return {
+        name: registry.builder(name).build(build_source(name, mirror))
+        for name in registry.datasets()
+    }
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -1,4 +1,4 @@
-"""The Python API: the README's example runs as printed; predictions as a path, a DataFrame or a
+"""The Python API: the example of docs/api.md runs as printed; predictions as a path, a DataFrame or a
 list of dicts give the same scores; scoring against a published release fetched from the Hub
 stand-in by its version tag."""
 
@@ -28,10 +28,9 @@ from mathjudge.errors import MathJudgeError, ValidationFailed
 
 
 def readme_example() -> str:
-    """The first Python block of the README's "Python API" section, exactly as printed."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
+    """The first Python block of docs/api.md, exactly as printed."""
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    match = re.search(r"```python\n(.*?)```", text, re.S)
     assert match is not None
     return match.group(1)
 
@@ -45,7 +44,7 @@ def test_the_readme_example_runs_as_printed(
     monkeypatch.delenv("MATHJUDGE_DATASETS", raising=False)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(readme_example(), "README.md", "exec"), {"__name__": "readme"})
+        exec(compile(readme_example(), "docs/api.md", "exec"), {"__name__": "readme"})
     output = printed.getvalue()
     assert "corr" in output and "p_value" in output
 

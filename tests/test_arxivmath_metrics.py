@@ -624,13 +624,20 @@ def test_columnar_path_and_no_error_rows(tiny: Path, tmp_path: Path) -> None:
     known = pa.array(list(PAPERS), pa.string())
     rows = [{"item_id": item, "run": run, "location": None} for run in (0, 1) for item in PAPERS]
     path = write_jsonl(tmp_path / "none.jsonl", rows)
-    fast = columnar.accept(path, "jsonl", scorer.Prediction, known, allow_partial=False)
+    fast = columnar.accept(
+        path.read_bytes(), "jsonl", scorer.Prediction, known, allow_partial=False
+    )
     assert fast is not None and fast.fields == () and fast.table.num_rows == 10
     for bad in (
         [*rows, rows[0]],
         [*rows, {"item_id": P1, "run": 0, "location": "Theorem 19"}],
     ):
         path = write_jsonl(tmp_path / "bad.jsonl", bad)
-        assert columnar.accept(path, "jsonl", scorer.Prediction, known, allow_partial=False) is None
+        assert (
+            columnar.accept(
+                path.read_bytes(), "jsonl", scorer.Prediction, known, allow_partial=False
+            )
+            is None
+        )
         with pytest.raises(ValidationFailed, match=r"bad\.jsonl:11 \[location\]"):
             validate_file(BENCH, path, tiny)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import duckdb
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from conftest import REPO, write_jsonl
+from conftest import write_jsonl
 from mathjudge.cli import main
 
 
@@ -221,12 +220,12 @@ TIME = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00| 
 
 
 def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None:
-    """`mathjudge submit` of every judge the demo submitted into a fresh copy of the example
+    """`mathjudge submit` of every judge the demo submitted into a new, empty leaderboard
     repository, then `mathjudge leaderboard sync`: the same site, file for file; only the
     submission times differ (each submission is dated when it was submitted). A second sync
     scores nothing."""
     repo = demo / "example"
-    shutil.copytree(REPO / "examples" / "leaderboard-repo", repo)
+    repo.mkdir()
 
     def cli(*args: str) -> str:
         proc = subprocess.run(

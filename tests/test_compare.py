@@ -262,7 +262,7 @@ def test_refuses_what_has_nothing_in_common(
         compare(BENCH, scores, answers, **options)
     with pytest.raises(MathJudgeError, match="no such predictions file, and no results store"):
         compare(BENCH, "gold", calc_path, **options)
-    with pytest.raises(MathJudgeError, match="bootstrap must be at least 1"):
+    with pytest.raises(MathJudgeError, match="--bootstrap 0: use 1 to 100,000 resamples"):
         compare(BENCH, calc_path, calc_path, **{**options, "n_boot": 0})
 
 

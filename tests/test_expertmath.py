@@ -398,7 +398,7 @@ def test_cli_build_from_package_and_bad_package_exit_1(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "out"
     ok = runner.invoke(
-        main, ["build", BENCH, "--source", str(builder.EXAMPLE_PACKAGE), "--out", str(out)]
+        main, ["build", BENCH, "--source-dir", str(builder.EXAMPLE_PACKAGE), "--out", str(out)]
     )
     assert ok.exit_code == 0, ok.output
     assert (out / BENCH / "manifest.json").is_file()

@@ -172,3 +172,22 @@ def hostile_datasets(datasets_dir: Path, mirror: Path, tmp_path_factory) -> Path
 def opc_item(datasets: Path) -> str:
     table = pq.read_table(datasets / "opc" / "data" / "judgments" / "test-00000-of-00001.parquet")
     return table.column("item_id")[0].as_py()
+
+
+def test_a_file_holding_more_than_its_size_says_is_read_no_further(
+    datasets_dir: Path, tmp_path: Path
+) -> None:
+    """/proc/self/pagemap states a size of 0 and holds gigabytes: a file is read up to the
+    size it states, as predictions (`validate FILE`) and as a side file (`--meta`)."""
+    link = tmp_path / "pagemap.jsonl"
+    link.symlink_to("/proc/self/pagemap")
+    result = cli_subprocess("validate", "stepmathbench", str(link), "--datasets", str(datasets_dir))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"{link}: grew while it was read" in result.stderr
+    result = cli_subprocess(
+        "evaluate", "stepmathbench", str(HOSTILE / "first_line_null.jsonl"), "--judge", "j",
+        "--meta", str(link), "--datasets", str(datasets_dir), "--store", str(tmp_path / "r.duckdb"),
+    )  # fmt: skip
+    assert (
+        result.returncode == 1 and f"{link}: the meta file grew while it was read" in result.stderr
+    )

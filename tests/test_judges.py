@@ -13,10 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.benchmarks.mumath import build as mumath
-from mathjudge.benchmarks.opc import build as opc
-from mathjudge.benchmarks.proofbench import build as proofbench
-from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+from mathjudge import registry
 from mathjudge.benchmarks.stepmathbench import rule_em
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
@@ -30,15 +27,9 @@ from mathjudge.scoring.evaluator import evaluate_file, read_meta
 from mathjudge.site import publish_and_render
 from mathjudge.store import save
 
-FIXTURES = Path(__file__).parent / "fixtures"
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)
-CONFIG = {
-    "stepmathbench": ("stepmathbench", "solutions"),
-    "proofbench": ("proofbench", "grading"),
-    "proofbench_bon": ("proofbench", "best_of_n"),
-    "mumath": ("mumath", "judgments"),
-    "opc": ("opc", "judgments"),
-}
+# benchmark -> (its dataset, the items config a judge reads), from the registry
+CONFIG = {s.name: (s.dataset, s.items_config) for s in registry.specs()}
 SHORT = {"d": "difficulty", "s": "simplicity", "c": "completeness", "f": "format"}
 
 
@@ -46,12 +37,11 @@ pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")
-def datasets(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def datasets(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every dataset a judged pair here reads, from the session's builds."""
     out = tmp_path_factory.mktemp("datasets")
-    write_dataset(stepmathbench.build(mirror), out)
-    write_dataset(proofbench.build(FIXTURES), out)
-    write_dataset(mumath.build(FIXTURES), out)
-    write_dataset(opc.build(mirror), out)
+    for name in sorted({CONFIG[bench][0] for _, bench in PAIRS} | {"stepmathbench", "opc"}):
+        write_dataset(all_builds[name], out)
     return out
 
 
@@ -99,11 +89,26 @@ def any_judge(body: dict[str, Any]) -> StubReply:
     return StubReply(content="The final answer differs from the correct one.")
 
 
-# ExpertMath and Hard2Verify judges are run end to end in test_judge_cbu*.py and
-# test_judge_hard2verify*.py, on datasets built there.
-PAIRS = [
-    (name, bench) for name in sorted(JUDGES) for bench in benchmarks_of(name) if bench in CONFIG
-]
+# Pairs run end to end in a test module of their own (datasets built there, the stub answering
+# what those judges ask); every other pair a spec declares runs here.
+ELSEWHERE = {
+    ("cbu", "expertmath"): "test_judge_cbu.py",
+    ("direct", "expertmath"): "test_judge_cbu.py",
+    ("direct", "hard2verify"): "test_judge_hard2verify.py",
+    ("pf-bv", "hard2verify"): "test_judge_hard2verify.py",
+}
+DECLARED = [(name, bench) for name in sorted(JUDGES) for bench in benchmarks_of(name)]
+PAIRS = [pair for pair in DECLARED if pair not in ELSEWHERE]
+
+
+def test_every_declared_pair_is_run_somewhere() -> None:
+    """A benchmark whose spec lists a judge gets it run end to end: here, or (named) in a module
+    of its own that runs that judge on it."""
+    for (name, bench), module in ELSEWHERE.items():
+        assert (name, bench) in DECLARED, f"{name} on {bench} is no longer declared"
+        text = (Path(__file__).parent / module).read_text(encoding="utf-8")
+        runs = f'"{name}"' in text or f"{JUDGES[name].__name__}()" in text  # by name or class
+        assert runs and "BENCH" in text, f"{module} does not run {name} on {bench}"
 
 
 @pytest.mark.parametrize(("name", "bench"), PAIRS, ids=[f"{n}-{b}" for n, b in PAIRS])
@@ -117,7 +122,9 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
         calls_per_item = {"mumath-cot": 2, "step-agent": 2, "pf-bv": 4}.get(name, 1)
         assert stub.count == (calls_per_item * len(rows) if judge.uses_model else 0)
     assert run.predictions and not [f for f in run.failures if judge.uses_model]
-    expected_field = {"mumath": "verdict", "opc": "verdict"}.get(bench, "score")
+    judging = registry.get(bench).judging
+    assert judging is not None
+    expected_field = "score" if judging.target.output == "rating" else judging.target.output
     if name == "answer-equivalence" and bench == "stepmathbench":
         expected_field = "answer_correct"
     assert all(expected_field in p for p in run.predictions)

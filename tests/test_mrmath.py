@@ -323,7 +323,7 @@ def test_bootstrap_replicate_is_the_exact_pooled_auc(small: Path, tmp_path: Path
     dataset = open_dataset(BENCH, small)
     sub = load_submission(path, metrics.Prediction, dataset.item_ids("solutions"))
     fields = metrics.SCORED_FIELDS
-    scorer = metrics.SCORER
+    scorer = registry.scorer(BENCH)
     con = connect(scored_items(registry.get(BENCH), scorer, dataset), scorer)
     preds = combined_predictions(con, sub.table, scorer, fields, "mean", {})
     stats = cluster_statistics(con, scorer, fields, preds)

@@ -20,8 +20,8 @@ from scipy import stats
 from standins import NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
+from mathjudge import registry
 from mathjudge.benchmarks.proofbench import build as proofbench
-from mathjudge.benchmarks.proofbench import metrics as scorer
 from mathjudge.cli import main
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.dataio.writer import write_dataset
@@ -274,7 +274,10 @@ TAU = {
 
 def test_hand_computed_macro_averages(built: Path, tmp_path: Path) -> None:
     got = values(evaluate(built, tmp_path, "proofbench", grading_rows(JUDGE)))
-    overall = {m: got[("overall", "all", m)] for m in scorer.SCORER.metric_names(("score",))}
+    overall = {
+        m: got[("overall", "all", m)]
+        for m in registry.scorer("proofbench").metric_names(("score",))
+    }
     assert overall == pytest.approx(
         {
             "mae": (2 / 3 + 4 / 3 + 1 + 5 / 3 + 1 + 4 / 3) / 6,  # = 7/6

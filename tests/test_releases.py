@@ -12,7 +12,9 @@ import pytest
 from click.testing import CliRunner
 from datasets import Value
 
+from mathjudge import registry
 from mathjudge.cli import main
+from mathjudge.config import doc_url
 from mathjudge.dataio import releases
 from mathjudge.dataio.releases import bumped, classify, verdict, with_release
 from mathjudge.dataio.writer import Build, CardInfo, Table
@@ -116,7 +118,8 @@ def test_a_changed_build_keeping_its_version_fails_naming_the_version_to_choose(
         "toy: this build differs from release 1.0.0 (recorded in x/releases.json) but is "
         "labelled version 1.0.0:\n"
         "  - major: items/test: values of 1 row(s) changed in field(s) label (b)\n"
-        'This is a major change (docs/versioning.md): set version: "2.0.0" in x/source.yaml'
+        f"This is a major change (the rule: {doc_url('versioning.md')}): set version: "
+        '"2.0.0" in x/source.yaml'
     )
 
 
@@ -152,7 +155,14 @@ def test_recording_keeps_every_release_and_the_latest_detail_only() -> None:
 
 # ---- the real datasets -------------------------------------------------------------------------
 
-RECORDED = ("stepmathbench", "opc", "arxivmathgradingbench", "mrmath", "judgebench")
+# Every dataset with recorded releases (its folder's releases.json), from the registry.
+RECORDED = [n for n in registry.dataset_names() if releases.load_history(n) is not None]
+
+
+def test_the_recorded_datasets_are_found() -> None:
+    assert {"stepmathbench", "opc", "arxivmathgradingbench", "mrmath", "judgebench"} <= set(
+        RECORDED
+    )
 
 
 @pytest.mark.parametrize("name", RECORDED)
@@ -190,7 +200,8 @@ def test_build_refuses_a_changed_source_that_keeps_its_version(
         result.output
     )
     assert f"({uid})" in result.output
-    assert 'This is a major change (docs/versioning.md): set version: "2.0.0"' in result.output
+    rule = doc_url("versioning.md")
+    assert f'This is a major change (the rule: {rule}): set version: "2.0.0"' in result.output
     assert not out.exists()
     # Without --revision the edited file does not even match the pinned sha256.
     result = CliRunner().invoke(main, args)

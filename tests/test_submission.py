@@ -29,11 +29,10 @@ def full(score: float = 5.0) -> list[dict]:
 
 
 def test_valid_full_submission(tmp_path: Path, datasets_dir: Path) -> None:
-    rows = [{"item_id": i, "score": 7, "answer_correct": True, "note": "x"} for i in ALL]
+    rows = [{"item_id": i, "score": 7, "answer_correct": True} for i in ALL]
     sub = validate_file("stepmathbench", write_jsonl(tmp_path / "p.jsonl", rows), datasets_dir)
     assert (sub.n_items, sub.coverage, sub.partial) == (1000, 1.0, False)
     assert sub.fields == ("score", "answer_correct")
-    assert sub.ignored_columns == ("note",)
     assert sub.table.column("score").type == pa.float64()
 
 
@@ -200,7 +199,6 @@ def test_columnar_and_row_paths_agree_on_clean_files(
             "run": r,
             "score": (i * 7 + r) % 11,
             "answer_correct": i % 3 == 0,
-            "note": "n",
         }
         for i, item in enumerate(ALL[:600])
         for r in range(2)
@@ -213,11 +211,7 @@ def test_columnar_and_row_paths_agree_on_clean_files(
         pq.write_table(table, path) if fmt == "parquet" else pa.csv.write_csv(table, path)
     fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
     assert fast.table.equals(slow.table)
-    assert (fast.fields, fast.n_items, fast.ignored_columns) == (
-        slow.fields,
-        slow.n_items,
-        slow.ignored_columns,
-    )
+    assert (fast.fields, fast.n_items) == (slow.fields, slow.n_items)
     assert fast.fields == ("score", "answer_correct") and fast.runs == 2 and fast.n_items == 600
 
 
@@ -238,6 +232,7 @@ def test_columnar_and_row_paths_agree_on_clean_files(
         '{"item_id": "stepmath-1", "score": 1, "run": 2147483648}\n',
         '{"item_id": "stepmath-1", "score": 1, "score": 2}\n',
         '{"item_id": "stepmath-1", "score": 1, "note": "\\ud800"}\n',
+        '{"item_id": "stepmath-1", "score": 1, "note": "a column the model does not take"}\n',
         'null\n{"item_id": "stepmath-1", "score": 1}\n',
     ],
 )
@@ -248,29 +243,30 @@ def test_columnar_path_never_accepts_what_rows_reject(
     path.write_text(text)
     model = registry.scorer("stepmathbench").prediction
     known = pa.array(ALL, pa.string())
-    assert columnar.accept(path, "jsonl", model, known, allow_partial=True) is None
+    assert columnar.accept(path.read_bytes(), "jsonl", model, known, allow_partial=True) is None
     assert problems(path, datasets_dir, allow_partial=True)
 
 
-def test_nested_and_bracketed_ignored_columns_take_either_path_alike(
-    tmp_path: Path, datasets_dir: Path, monkeypatch: pytest.MonkeyPatch
+def test_nested_and_bracketed_unknown_columns_are_named_where_they_first_appear(
+    tmp_path: Path, datasets_dir: Path
 ) -> None:
-    """Depth 3 (within the fast path's limit) and brackets inside strings (not nesting)."""
+    """Depth 3 (within the fast path's limit) and brackets inside strings (not nesting): each
+    unknown column is one problem, on the line where it first appears, whatever follows."""
     rows = [
         {
             "item_id": item,
             "score": 4,
-            "why": {"steps": [[1, 2], [3]]},
+            **({"why": {"steps": [[1, 2], [3]]}} if i else {}),
             "note": "[[[[[[[[[[[[[[[[[[[",
         }
-        for item in ALL[:30]
+        for i, item in enumerate(ALL)
     ]
-    path = write_jsonl(tmp_path / "p.jsonl", rows)
-    model = registry.scorer("stepmathbench").prediction
-    assert columnar.accept(path, "jsonl", model, pa.array(ALL), allow_partial=True) is not None
-    fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
-    assert fast.table.equals(slow.table)
-    assert fast.ignored_columns == slow.ignored_columns == ("note", "why")
+    found = problems(write_jsonl(tmp_path / "p.jsonl", rows), datasets_dir)
+    columns = "item_id, run, score, answer_correct, step_labels"
+    assert found == [
+        f"{tmp_path}/p.jsonl:1 [note]: unknown column; the columns are {columns}",
+        f"{tmp_path}/p.jsonl:2 [why]: unknown column; the columns are {columns}",
+    ]
 
 
 def test_repeated_rows_are_counted_beyond_the_fifty_shown(
@@ -308,10 +304,13 @@ def test_csv_and_parquet_name_a_column_given_twice(tmp_path: Path, datasets_dir:
         '"nested": {"a": [1, {"b": null}]}',
     ],
 )
-def test_what_is_not_a_prediction_field_is_ignored_by_both_paths(
-    tmp_path: Path, datasets_dir: Path, monkeypatch: pytest.MonkeyPatch, extra: str
+def test_a_column_that_is_no_prediction_field_is_named_whatever_its_value(
+    tmp_path: Path, datasets_dir: Path, extra: str
 ) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text("".join(f'{{"item_id": "{i}", "score": 4, {extra}}}\n' for i in ALL[:5]))
-    fast, slow = _both_paths(path, datasets_dir, monkeypatch, allow_partial=True)
-    assert fast.table.equals(slow.table) and fast.table.num_rows == 5
+    key = extra.split('"')[1]
+    assert problems(path, datasets_dir, allow_partial=True) == [
+        f"{path}:1 [{key}]: unknown column; the columns are item_id, run, score, "
+        "answer_correct, step_labels"
+    ]

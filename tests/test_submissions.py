@@ -240,13 +240,17 @@ def test_check_scores_the_folders_a_pull_request_changes(
     submit("stepmathbench", files["preds"], files["meta"], repo, datasets_dir=datasets_dir)
     submit("stepmathbench", files["exact"], _meta(tmp, judge="Exact copy"), repo,
            datasets_dir=datasets_dir)  # fmt: skip
-    changed = ["submissions/stepmathbench/exact-copy/meta.yaml", "README.md",
+    changed = ["submissions/stepmathbench/exact-copy/meta.yaml",
                "submissions/stepmathbench/gone/predictions.jsonl"]  # fmt: skip
     ((folder, result),) = check(repo, datasets_dir, changed, n_boot=B)
     assert folder.name == "stepmathbench/exact-copy" and result.judge == "Exact copy"
     assert next(s.value for s in result.scores if (s.scope, s.metric) == ("overall", "mse")) == 0
     assert needed_datasets(repo) == ["stepmathbench"]
     assert needed_datasets(repo, changed) == ["stepmathbench"]
+    assert check(repo, datasets_dir, [], n_boot=B) == []  # an empty list names nothing
+    # A path outside submissions/ is refused, not ignored (the contract of --paths-from).
+    with pytest.raises(MathJudgeError, match=r"'README\.md': not a path under submissions/"):
+        check(repo, datasets_dir, [*changed, "README.md"], n_boot=B)
     assert not (tmp / "results.duckdb").exists()  # nothing written
 
 

@@ -119,6 +119,11 @@ def run_filter(
     stage1 = run_stage1(sources, since=since, until=until, patterns=patterns)
     candidates = [Candidate.of(r) for r in stage1.survivors]
     steps = [Step(1, "read", stage1.read)]
+    if stage1.skipped:
+        note = f"{len(stage1.skipped)} unreadable line(s) skipped: " + "; ".join(
+            stage1.skipped[:10]
+        )
+        steps.append(Step(1, "unreadable_lines", len(stage1.skipped), note=note))
     steps += [Step(1, s.name, s.kept, s.dropped_examples) for s in stage1.steps]
     live = distinct_corrections(candidates, steps)
     if classify_model is None:
@@ -136,6 +141,7 @@ def run_filter(
     funnel = {
         "pipeline": {"name": "mathjudge arxiv filter", "version": VERSION},
         "inputs": input_pins(sources, origins),
+        "skipped_lines": list(stage1.skipped),
         "harvest": None if harvest is None else {**vars(harvest), "records": harvested},
         "window": {"since": str(since) if since else None, "until": str(until) if until else None},
         "patterns": patterns.as_dict(),

@@ -73,6 +73,7 @@ class InputFile:
     path: Path
     format: Format
     gzipped: bool
+    skip_unreadable: bool = False  # lines that are not JSON objects (found and reported first)
 
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -137,9 +138,10 @@ def _version(column: str) -> str:
 def _read_json(source: InputFile, columns: dict[str, str]) -> str:
     spec = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in columns.items())
     compression = "gzip" if source.gzipped else "none"
+    skip = ", ignore_errors = true" if source.skip_unreadable else ""
     return (
         f"read_json({sql_string(str(source.path))}, format = 'newline_delimited', "
-        f"columns = {{{spec}}}, compression = '{compression}')"
+        f"columns = {{{spec}}}, compression = '{compression}'{skip})"
     )
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from mathjudge.arxiv import badlines
 from mathjudge.arxiv.readers import (
+    SIGNATURES,
     InputFile,
     Normalisation,
     Record,
@@ -23,6 +25,7 @@ from mathjudge.arxiv.readers import (
     sql_string,
 )
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
 
 if TYPE_CHECKING:
     import duckdb
@@ -67,6 +70,7 @@ class Stage1Result:
     read: int
     steps: tuple[FunnelStep, ...]  # one per FILTERS entry, then "unique" (arxiv_id, version)
     survivors: tuple[Record, ...]  # sorted by (arxiv_id, version); abstracts are not read
+    skipped: tuple[str, ...] = ()  # "file:line: why" of lines that are not JSON objects
 
 
 def _matches(text: str, pattern: str) -> str:
@@ -176,13 +180,17 @@ def run_stage1(
         raise MathJudgeError("no input files")
     if since and until and since > until:
         raise MathJudgeError(f"the window is empty: --since {since} is after --until {until}")
+    skipped: list[str] = []
     with duckdb.connect() as con:
         check_patterns(con, patterns)
         try:
             groups = con.execute(stage1_sql(inputs, patterns, since, until)).fetchall()
         except duckdb.Error as exc:
-            names = ", ".join(str(i.path) for i in inputs)
-            raise MathJudgeError(f"stage 1 could not read {names}: {exc}") from exc
+            inputs, skipped = _skipping_unreadable(inputs, exc)
+            try:
+                groups = con.execute(stage1_sql(inputs, patterns, since, until)).fetchall()
+            except duckdb.Error as again:
+                raise MathJudgeError(_unreadable(inputs, again)) from None
     counts = {passed: n for passed, n, _, _ in groups}
     examples = {passed: ex for passed, _, ex, _ in groups}
     survivors: list[Any] = next(
@@ -198,4 +206,41 @@ def run_stage1(
         for i, name in enumerate(FILTERS)
     ]
     steps.append(FunnelStep("unique", len(records), tuple(duplicates[:EXAMPLES])))
-    return Stage1Result(sum(counts.values()), tuple(steps), tuple(records))
+    # DuckDB reads each skipped line as a row of nulls (which the first filter drops).
+    read = sum(counts.values()) - len(skipped)
+    return Stage1Result(read, tuple(steps), tuple(records), tuple(skipped))
+
+
+def _skipping_unreadable(
+    inputs: Sequence[InputFile], exc: Exception
+) -> tuple[list[InputFile], list[str]]:
+    """The inputs again, those with lines that are not JSON objects set to skip them, and
+    those lines ("file:line: why"); raises with exact advice when there are none, so the
+    error was something else."""
+    skipped, out = [], []
+    for source in inputs:
+        bad = badlines.not_objects(source.path, source.gzipped)
+        skipped += [f"{printable(str(source.path))}:{line}: {why}" for line, why in bad]
+        out.append(replace(source, skip_unreadable=True) if bad else source)
+    if not skipped:
+        raise MathJudgeError(_unreadable(inputs, exc)) from None
+    return out, skipped
+
+
+def _unreadable(inputs: Sequence[InputFile], exc: Exception) -> str:
+    """Why stage 1 stopped, with the lines that hold the value DuckDB could not read."""
+    reason = badlines.duckdb_reason(exc)
+    where = []
+    for source in inputs:
+        lines = badlines.lines_holding(source.path, source.gzipped, exc)
+        where += [f"{printable(str(source.path))}:{n}" for n in lines]
+    found = f" (on {', '.join(where)})" if where else ""
+    names = ", ".join(printable(str(i.path)) for i in inputs)
+    formats = "; ".join(
+        f"{fmt}: {', '.join(sorted(SIGNATURES[fmt]))}" for fmt in sorted({i.format for i in inputs})
+    )
+    return (
+        f"stage 1 could not read {names}: {reason}{found}. Every line must be one JSON object "
+        f"of arXiv metadata with the keys of its format ({formats}), dates and versions "
+        "written as that format writes them; fix or remove the line and run again"
+    )

@@ -10,6 +10,7 @@ Exit codes: 0 ok, 1 invalid input or unreachable source (the message says what a
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import click
 
 from mathjudge import __version__, registry
-from mathjudge.errors import MathJudgeError, UsageError
+from mathjudge.display import neutral_lines
+from mathjudge.errors import MathJudgeError, UsageError, os_problem
 
 # name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -67,6 +69,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Validate predictions, meta and details, then write submissions/BENCH/SLUG/",
     ),
     "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
+    "results": ("results", "results", "The results store: repair it from the command line."),
     "demo": (
         "demo",
         "demo",
@@ -99,10 +102,15 @@ class MainGroup(click.Group):
         try:
             return super().invoke(ctx)
         except UsageError as exc:  # an unusable setting: exit 2, as for a usage error
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {neutral_lines(str(exc))}", err=True)
             sys.exit(2)
         except MathJudgeError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {neutral_lines(str(exc))}", err=True)
+            sys.exit(1)
+        except OSError as exc:  # a full disk, a vanished folder: said, never a traceback
+            if exc.errno == errno.EPIPE:
+                raise  # click ends quietly when the reader of stdout goes away
+            click.echo(f"error: {neutral_lines(os_problem(exc))}", err=True)
             sys.exit(1)
 
 

@@ -126,6 +126,11 @@ def arxiv_filter(
         patterns=Patterns(correction_pattern, result_pattern, revision_pattern, category_prefix),
         quiet=quiet,
     )
+    skipped = report.funnel.get("skipped_lines", [])
+    for line in skipped[:20]:
+        click.echo(f"warning: skipped unreadable line {line}", err=True)
+    if len(skipped) > 20:
+        click.echo(f"warning: ... and {len(skipped) - 20} more (funnel.json lists all)", err=True)
     for step in report.funnel["steps"]:
         shown = step["count"] if step["count"] is not None else step.get("note", "")
         click.echo(f"stage {step['stage']} {step['name']:>22}: {shown}")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from mathjudge import registry
-from mathjudge.config import default_datasets_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.cli.options import SOURCE_DIR, non_empty
+from mathjudge.config import default_datasets_dir, doc_url
+from mathjudge.errors import MathJudgeError, SourceUnavailable
 
 if TYPE_CHECKING:
     from mathjudge.dataio.pins import Pins
@@ -19,14 +21,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("benchmark", type=click.Choice([*registry.dataset_names(), "all"]))
-@click.option(
-    "--source-dir",
-    "--source",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Local mirror: the benchmark's folder or a root with one folder per benchmark "
-    "(default: $MATHJUDGE_MIRROR, else the pinned upstream URLs). expertmath: the problem "
-    "package folder; hard2verify: the folder holding your decrypted file.",
-)
+@SOURCE_DIR
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -50,9 +45,10 @@ if TYPE_CHECKING:
 @click.option(
     "--revision",
     metavar="REV",
+    callback=non_empty,
     help="Build from this upstream revision (a commit of the GitHub repo, a revision of the "
     "Hub repo) instead of the pinned one: the files are taken as found and their sha256s "
-    "printed as the pins to put in source.yaml (docs/updating-a-source.md). The version rule "
+    "printed as the pins to put in source.yaml (docs: updating-a-source.md). The version rule "
     "still applies; such a build is never pushed.",
 )
 @click.option(
@@ -60,7 +56,7 @@ if TYPE_CHECKING:
     "record",
     is_flag=True,
     help="After the build, record it as the latest release in the benchmark's releases.json "
-    "(maintainers, when publishing a new version; docs/versioning.md).",
+    "(maintainers, when publishing a new version; docs: versioning.md).",
 )
 @click.option(
     "--with-pdfs",
@@ -78,9 +74,10 @@ def build(
     record: bool,
     with_pdfs: bool,
 ) -> None:
-    """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest).
+    """Build BENCHMARK into OUT/BENCHMARK (Parquet, data card, manifest); `all` builds every
+    benchmark whose source is reachable and reports the rest (exit 1 if any build failed).
 
-    The build must follow the versioning rule (docs/versioning.md): a version recorded in the
+    The build must follow the versioning rule (docs: versioning.md): a version recorded in the
     benchmark's releases.json rebuilds exactly, and a changed build carries the next version."""
     names = registry.dataset_names() if benchmark == "all" else (benchmark,)
     if repo and len(names) > 1:
@@ -93,38 +90,81 @@ def build(
     if revision and repo:
         raise click.UsageError(
             "--revision builds from unpinned files, which are never pushed; pin the revision "
-            "in source.yaml first (docs/updating-a-source.md)"
+            f"in source.yaml first ({doc_url('updating-a-source.md')})"
         )
     if revision and len(names) > 1:
         raise click.UsageError("--revision takes one benchmark at a time")
-    from mathjudge.dataio import releases
+    options = _Options(source_dir, out, repo, permission, revision, record, with_pdfs)
+    if benchmark != "all":
+        _build_one(benchmark, options)
+        return
+    report: dict[str, dict[str, str]] = {"built": {}, "skipped": {}, "failed": {}}
+    for name in names:
+        try:
+            report["built"][name] = _build_one(name, options)
+        except SourceUnavailable as exc:
+            report["skipped"][name] = str(exc)
+            click.echo(f"skipped {name}: {exc}")
+        except MathJudgeError as exc:
+            report["failed"][name] = str(exc)
+            click.echo(f"failed {name}: {exc}", err=True)
+    counts = "; ".join(
+        f"{kind} {len(found)}" + (f" ({', '.join(found)})" if found else "")
+        for kind, found in report.items()
+    )
+    click.echo(f"build all: {counts}")
+    if report["failed"] or not report["built"]:
+        raise MathJudgeError(
+            f"build all: {len(report['failed'])} failed (see above)"
+            if report["failed"]
+            else "build all: no source was reachable; set MATHJUDGE_MIRROR or --source-dir to a "
+            "mirror root, or build where the upstream hosts can be reached"
+        )
+
+
+@dataclass(frozen=True)
+class _Options:
+    source_dir: Path | None
+    out: Path
+    repo: str | None
+    permission: bool
+    revision: str | None
+    record: bool
+    with_pdfs: bool
+
+
+def _build_one(name: str, o: _Options) -> str:
+    """Build one dataset as the options say, printing its source and outcome; the path."""
+    from mathjudge.dataio import mirror, releases
     from mathjudge.dataio.pins import load_pins
     from mathjudge.dataio.redistribution import refusal
     from mathjudge.dataio.writer import write_dataset
 
-    for name in names:
-        spec = registry.get(name)
-        if repo and spec.local_only:
-            raise MathJudgeError(f"{name}: {spec.local_only}; --push-to-hub refuses it")
-        if revision:
-            built = _at_revision(spec, load_pins(name), revision, source_dir)
-        else:
-            built = registry.builder(spec.name).build(source_dir)
-        note = releases.check(built)  # before anything is written
-        refused = refusal(name, built.card_info.license) if repo else None
-        if refused and not permission:
-            raise MathJudgeError(refused)  # before anything is written
-        if with_pdfs and spec.pdfs:
-            path = registry.resolve(spec.name, spec.pdfs)(built, out)
-        else:
-            path = write_dataset(built, out)
-        click.echo(f"built {name} -> {path} ({note})")
-        if record:
-            click.echo(f"recorded {name} {built.version} in {releases.record(built)}")
-        if repo:
-            from mathjudge.dataio.hub import push_to_hub
+    spec = registry.get(name)
+    if o.repo and spec.local_only:
+        raise MathJudgeError(f"{name}: {spec.local_only}; --push-to-hub refuses it")
+    source = mirror.for_dataset(name, o.source_dir, mirror.known_folders(registry.dataset_names()))
+    click.echo(f"{name}: source {source.how}")
+    if o.revision:
+        built = _at_revision(spec, load_pins(name), o.revision, source.folder)
+    else:
+        built = registry.builder(spec.name).build(source.folder)
+    note = releases.check(built)  # before anything is written
+    refused = refusal(name, built.card_info.license) if o.repo else None
+    if refused and not o.permission:
+        raise MathJudgeError(refused)  # before anything is written
+    if o.with_pdfs and spec.pdfs:
+        path = registry.resolve(spec.name, spec.pdfs)(built, o.out)
+    else:
+        path = write_dataset(built, o.out)
+    click.echo(f"built {name} -> {path} ({note})")
+    if o.record:
+        click.echo(f"recorded {name} {built.version} in {releases.record(built)}")
+    if o.repo:
+        from mathjudge.dataio.hub import push_to_hub
 
-            click.echo(f"pushed {name} -> {push_to_hub(path, repo, permission=permission)}")
+        click.echo(f"pushed {name} -> {push_to_hub(path, o.repo, permission=o.permission)}")
+    return str(path)
 
 
 def _at_revision(spec: BenchmarkSpec, pins: Pins, revision: str, source_dir: Path | None) -> Build:

@@ -20,7 +20,8 @@ from mathjudge.cli.options import QUIET
 @click.option(
     "--source-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Mirror root (default: $MATHJUDGE_MIRROR, else upstream URLs).",
+    help="A mirror root: one folder per benchmark, laid out like the shared data (default: "
+    "$MATHJUDGE_MIRROR, else the pinned upstream files are downloaded).",
 )
 @QUIET
 def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:

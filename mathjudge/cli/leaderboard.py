@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
+from mathjudge.display import neutral_lines
 from mathjudge.errors import MathJudgeError
 
 
@@ -50,11 +51,63 @@ def leaderboard_build(store: Path, out: Path, release: str | None, local_texts: 
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
     check_store_path(store)
-    index = publish_and_render(store, out, release=release, local_texts=local_texts)
+    index = publish_and_render(
+        store, out, release=release, local_texts=local_texts, on_skip=_skipped
+    )
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 
 REPO = click.argument("repo", type=click.Path(file_okay=False, exists=True, path_type=Path))
+PATHS = click.argument("paths", nargs=-1)
+PATHS_FROM = click.option(
+    "--paths-from",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Also read PATHS from this file, NUL-separated as `git diff --name-only -z` writes "
+    "them ('-': standard input). Every path must lie under submissions/; an empty list names "
+    "nothing to score.",
+)
+
+
+def _paths(paths: tuple[str, ...], paths_from: Path | None) -> list[str] | None:
+    """The paths given after REPO and in --paths-from; None when neither was given (every
+    folder)."""
+    if paths_from is None:
+        return list(paths) if paths else None
+    from mathjudge.submissions.pathlist import read_path_list
+
+    return [*paths, *read_path_list(paths_from)]
+
+
+def _skipped(message: str) -> None:
+    click.echo(neutral_lines(f"warning: left out of the site: {message}"), err=True)
+
+
+def _echo(text: str) -> None:
+    """Print text that holds names from a pull request (see `display.neutral_lines`)."""
+    click.echo(neutral_lines(text))
+
+
+@leaderboard.command("init")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@click.option(
+    "--wheel",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The mathjudge wheel to pin (default: built from the checkout mathjudge runs from).",
+)
+def leaderboard_init(directory: Path, wheel: Path | None) -> None:
+    """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
+    submitters, meta.example.yaml, a GitHub Actions workflow, and scorer/ (this mathjudge's
+    wheel and a lock pinning it and every dependency by sha256)."""
+    from mathjudge.submissions.scaffold import LOCK, init_repo
+
+    done = init_repo(directory, wheel)
+    click.echo(f"leaderboard repository written: {directory}")
+    click.echo(f"  scorer: {done.wheel} (sha256 {done.sha256}), from {done.origin}")
+    click.echo(f"  install it: python -m pip install --require-hashes -r {LOCK}")
+    click.echo(
+        "next: git init -b main, commit, push to GitHub, and set Settings -> Pages -> Source "
+        "to GitHub Actions (README.md in it says more)"
+    )
 
 
 @leaderboard.command("sync")
@@ -69,8 +122,10 @@ REPO = click.argument("repo", type=click.Path(file_okay=False, exists=True, path
 )
 @click.option(
     "--reported",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="Also import the papers' result tables from this folder (as `reported import`).",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Also import the papers' result tables (as `reported import`): DIR is a mirror root "
+    "or its reported/ folder, as for --source-dir.",
 )
 @click.option("--no-site", is_flag=True, help="Update the store only.")
 @LOCAL_TEXTS
@@ -96,13 +151,22 @@ def leaderboard_sync(
     from mathjudge.submissions.sync import sync
 
     check_store_path(store)
+    tables = None
+    if reported is not None:
+        from mathjudge import registry
+        from mathjudge.dataio import mirror
+
+        known = mirror.known_folders(registry.dataset_names())
+        located = mirror.reported(reported, known, option="--reported")
+        click.echo(f"reported tables: {located.how}")
+        tables = located.folder
     report = sync(
         repo,
         store,
         datasets_dir,
         n_boot=n_boot,
-        reported=reported,
-        say=(lambda _: None) if quiet else click.echo,
+        reported=tables,
+        say=(lambda _: None) if quiet else _echo,
         progress=lambda label, total: progress_bar(label, total, quiet=quiet),
     )
     click.echo(
@@ -111,24 +175,28 @@ def leaderboard_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_and_render(store, out, local_texts=local_texts)
+        index = publish_and_render(store, out, local_texts=local_texts, on_skip=_skipped)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 
 @leaderboard.command("check")
 @REPO
-@click.argument("paths", nargs=-1)
+@PATHS
+@PATHS_FROM
 @BOOTSTRAP
 @DATASETS
-def leaderboard_check(repo: Path, paths: tuple[str, ...], n_boot: int, datasets_dir: Path) -> None:
+def leaderboard_check(
+    repo: Path, paths: tuple[str, ...], paths_from: Path | None, n_boot: int, datasets_dir: Path
+) -> None:
     """Validate every submission folder of REPO and print the scores of those PATHS name
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
-    Writes nothing."""
+    Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
+    on the command line, where a file name could pass for an option."""
     from mathjudge.submissions.sync import check
 
-    checked = check(repo, datasets_dir, list(paths) if paths else None, n_boot=n_boot)
+    checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
     for folder, result in checked:
-        click.echo(f"\n{folder.name}: {result.judge} (version {folder.record['version']})")
+        _echo(f"\n{folder.name}: {result.judge} (version {folder.record.version})")
         click.echo(
             f"  coverage {result.coverage:.1%}{' (partial)' if result.partial else ''}, "
             f"{result.n_items} items, fields: {', '.join(result.fields)}"
@@ -144,11 +212,12 @@ def leaderboard_check(repo: Path, paths: tuple[str, ...], n_boot: int, datasets_
 
 @leaderboard.command("datasets")
 @REPO
-@click.argument("paths", nargs=-1)
-def leaderboard_datasets(repo: Path, paths: tuple[str, ...]) -> None:
+@PATHS
+@PATHS_FROM
+def leaderboard_datasets(repo: Path, paths: tuple[str, ...], paths_from: Path | None) -> None:
     """Print the datasets the submissions of REPO (or those PATHS name) are scored on, one per
     line, for `mathjudge build`."""
     from mathjudge.submissions.sync import needed_datasets
 
-    for name in needed_datasets(repo, list(paths) if paths else None):
+    for name in needed_datasets(repo, _paths(paths, paths_from)):
         click.echo(name)

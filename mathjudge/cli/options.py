@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mathjudge import registry
-from mathjudge.config import default_datasets_dir
+from mathjudge.config import MAX_BOOTSTRAP, MAX_SEED, default_datasets_dir
 
 DATASETS = click.option(
     "--datasets",
@@ -27,12 +27,25 @@ STORE = click.option(
 BOOTSTRAP = click.option(
     "--bootstrap",
     "n_boot",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_BOOTSTRAP),
     default=1000,
     show_default=True,
-    help="Bootstrap resamples (problems resampled with replacement).",
+    help=f"Bootstrap resamples (problems resampled with replacement), at most {MAX_BOOTSTRAP:,}.",
 )
-SEED = click.option("--seed", type=int, help="Bootstrap seed (default: the benchmark's).")
+SEED = click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=MAX_SEED),
+    help=f"Bootstrap seed, 0 to {MAX_SEED:,} (default: the benchmark's).",
+)
+
+
+def non_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A text option that, when given, must say something (`--revision ""` is a mistake)."""
+    if value is not None and (not value.strip() or not value.isprintable()):
+        raise click.BadParameter("give a non-empty, printable value")
+    return value
+
+
 JSON_OUT = click.option(
     "--json",
     "json_out",
@@ -48,6 +61,14 @@ MATCH_MODEL = click.option(
     "--match-model",
     help="With --matcher llm: the litellm model that decides matches (endpoint from "
     "MATHJUDGE_LLM_API_BASE / MATHJUDGE_LLM_API_KEY).",
+)
+SOURCE_DIR = click.option(
+    "--source-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Read the sources from this folder instead of downloading them: a mirror root (one "
+    "folder per benchmark, laid out like the shared data) or the benchmark's own folder; which "
+    "one is detected and printed. Default: $MATHJUDGE_MIRROR, else the pinned upstream files "
+    "are downloaded. expertmath: your problem package; hard2verify: your decrypted file's folder.",
 )
 QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 BENCH = click.argument("benchmark", type=click.Choice(registry.names()))

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from mathjudge.cli.options import STORE
-from mathjudge.errors import MathJudgeError
+from mathjudge.cli.options import SOURCE_DIR, STORE
 
 
 @click.group()
@@ -16,19 +15,18 @@ def reported() -> None:
 
 
 @reported.command("import")
-@click.option(
-    "--source-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Mirror root holding reported/ (default: $MATHJUDGE_MIRROR).",
-)
+@SOURCE_DIR
 @STORE
 def reported_import(source_dir: Path | None, store: Path) -> None:
-    """Import every reported table into the store (idempotent)."""
-    from mathjudge.config import mirror_root
+    """Import every reported table into the store (idempotent). The tables are the mirror's
+    reported/ folder: --source-dir is a mirror root or that folder itself."""
+    from mathjudge import registry
+    from mathjudge.dataio import mirror
     from mathjudge.publish.reported import import_reported
 
-    root = source_dir or mirror_root()
-    if root is None or not (root / "reported").is_dir():
-        raise MathJudgeError("no reported/ folder: pass --source-dir or set MATHJUDGE_MIRROR")
-    count = import_reported(root / "reported", store)
+    known = mirror.known_folders(registry.dataset_names())
+    source = mirror.reported(source_dir, known, option="--source-dir")
+    assert source.folder is not None
+    click.echo(f"reported tables: {source.how}")
+    count = import_reported(source.folder, store)
     click.echo(f"imported {count} reported results into {store}")

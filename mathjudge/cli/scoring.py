@@ -16,8 +16,10 @@ from mathjudge.cli.options import (
     QUIET,
     SEED,
     STORE,
+    non_empty,
     scorer_options,
 )
+from mathjudge.cli.startup import skip_pandas_probe
 from mathjudge.progress import progress_bar
 from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 
@@ -29,6 +31,7 @@ from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 @DATASETS
 def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path) -> None:
     """Check a predictions FILE against BENCHMARK without scoring it."""
+    skip_pandas_probe()
     from mathjudge.scoring.evaluator import validate_file
 
     sub = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
@@ -36,8 +39,6 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
         f"{file}: valid — {sub.table.num_rows} rows, {sub.n_items}/{sub.n_expected} items "
         f"({sub.coverage:.1%}), {sub.runs} run(s), fields: {', '.join(sub.fields)}"
     )
-    if sub.ignored_columns:
-        click.echo(f"note: ignored columns {', '.join(sub.ignored_columns)}")
 
 
 @click.command()
@@ -62,6 +63,7 @@ def validate(benchmark: str, file: Path, allow_partial: bool, datasets_dir: Path
 @click.option(
     "--revision",
     metavar="VERSION",
+    callback=non_empty,
     help="Score against this version of the dataset: the build in --datasets must be it, or "
     "with --from-hub the release tagged VERSION on that Hub repo is fetched (and cached).",
 )
@@ -98,6 +100,7 @@ def evaluate(
     quiet: bool,
 ) -> None:
     """Validate and score a predictions FILE for BENCHMARK; save to the store."""
+    skip_pandas_probe()
     from rich.console import Console
     from rich.table import Table
 
@@ -165,6 +168,7 @@ def compare(
     quiet: bool,
 ) -> None:
     """Paired comparison A - B: judge names or submission ids in the store, or files."""
+    skip_pandas_probe()
     from mathjudge import api
 
     with progress_bar("paired bootstrap", n_boot, quiet=quiet) as advance:

@@ -22,7 +22,7 @@ from huggingface_hub import CommitOperationAdd, HfApi
 
 from mathjudge import __version__, sidefiles
 from mathjudge.atomic import atomic_dir
-from mathjudge.config import cache_dir
+from mathjudge.config import cache_dir, doc_url
 from mathjudge.dataio.cardcheck import check_card
 from mathjudge.dataio.cards import citation, for_repo
 from mathjudge.dataio.redistribution import card_license, refusal
@@ -180,7 +180,7 @@ def _same_release(api: HfApi, repo_id: str, build: VerifiedBuild, card: str) -> 
         raise MathJudgeError(
             f"{repo_id} already has release {build.version} with another "
             f"{' and another '.join(differs)}; a published version is never replaced: bump the "
-            "version (docs/versioning.md) and build again"
+            f"version ({doc_url('versioning.md')}) and build again"
         )
 
 

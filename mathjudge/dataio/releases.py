@@ -20,6 +20,7 @@ from typing import Any
 
 from mathjudge import sidefiles
 from mathjudge.atomic import atomic_path
+from mathjudge.config import doc_url
 from mathjudge.dataio.pins import SEMVER, load_pins
 from mathjudge.dataio.writer import Build, Table, canonical_row, content_hash, render_card
 from mathjudge.errors import MathJudgeError
@@ -297,7 +298,8 @@ def _bump_message(build: Build, change: Change, latest: str, pins: Path, where: 
     return (
         f"{build.benchmark}: this build differs from release {latest} (recorded in {where}) "
         f"but is labelled version {build.version}:\n{change.lines()}\n"
-        f'This is a {change.level} change ({RULE}): set version: "{choose}" in {pins}'
+        f"This is a {change.level} change (the rule: {doc_url('versioning.md')}): set version: "
+        f'"{choose}" in {pins}'
     )
 
 

@@ -7,17 +7,14 @@ from the bytes the builder was written and tested against.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import shutil
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from mathjudge import __version__
 from mathjudge.atomic import atomic_path
 from mathjudge.config import cache_dir, mirror_root
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import MathJudgeError, SourceUnavailable
 
 USER_AGENT = f"mathjudge/{__version__} (+dataset builder)"
 DOWNLOAD_TIMEOUT_S = 60
@@ -88,6 +85,10 @@ def _digest_error(origin: str, actual: str, expected: str) -> MathJudgeError:
 
 def download(url: str, dest: Path, sha256: str) -> None:
     """Fetch `url` to `dest`; the bytes land at `dest` only if they have the pinned digest."""
+    import http.client  # here, not at the top: scoring reads this module for `sha256_file`
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     try:
         with atomic_path(dest) as tmp:
@@ -100,7 +101,7 @@ def download(url: str, dest: Path, sha256: str) -> None:
             if actual != sha256:
                 raise _digest_error(url, actual, sha256)
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        raise MathJudgeError(f"could not download {url}: {exc}") from exc
+        raise SourceUnavailable(f"could not download {url}: {exc}") from exc
 
 
 def resolve(source: Source, source_dir: Path | None = None) -> dict[str, ResolvedFile]:
@@ -133,7 +134,7 @@ def resolve(source: Source, source_dir: Path | None = None) -> dict[str, Resolve
             except MathJudgeError as exc:
                 root = mirror_root()
                 hint = f" (and {root} has no {source.mirror_name}/ mirror folder)" if root else ""
-                raise MathJudgeError(f"{exc}{hint}") from exc
+                raise type(exc)(f"{exc}{hint}") from exc
         resolved[spec.path] = ResolvedFile(cached, spec.sha256, spec.url)
     return resolved
 
@@ -142,6 +143,10 @@ def _download_unpinned(source: Source, spec: SourceFile) -> ResolvedFile:
     """A file of a revision not pinned yet: fetched afresh (no digest to key a cache by)."""
     url_key = hashlib.sha256(spec.url.encode()).hexdigest()[:16]
     target = cache_dir() / "downloads" / "unpinned" / url_key / Path(spec.path).name
+    import http.client
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(spec.url, headers={"User-Agent": USER_AGENT})
     try:
         with (
@@ -151,7 +156,7 @@ def _download_unpinned(source: Source, spec: SourceFile) -> ResolvedFile:
         ):
             shutil.copyfileobj(response, out)
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        raise MathJudgeError(
+        raise SourceUnavailable(
             f"could not download {spec.url} ({source.repo} at {source.revision}): {exc}"
         ) from exc
     return ResolvedFile(target, sha256_file(target), spec.url)
@@ -210,7 +215,7 @@ def resolve_snapshot(source: Source, source_dir: Path | None = None) -> Snapshot
                 if mirror_root()
                 else " or MATHJUDGE_MIRROR"
             )
-            raise MathJudgeError(
+            raise SourceUnavailable(
                 f"{source.mirror_name}: could not download the Hugging Face dataset "
                 f"{source.repo} at {source.revision} ({reason}); to build offline, point "
                 f"--source-dir{hint} at a folder holding a {source.mirror_name}/ copy of it"

@@ -8,16 +8,19 @@ document and nothing else, so what it shows is a pure function of the store.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 import duckdb
+from pydantic import ValidationError
 
 from mathjudge import __version__, registry, store
 from mathjudge.dataio.reported import SOURCE as REPORTED
-from mathjudge.display import summary
+from mathjudge.display import meta_problem, summary
 from mathjudge.errors import MathJudgeError
 from mathjudge.publish.aliases import AliasTable, compare_pair
 from mathjudge.publish.aliases import table as alias_table
@@ -41,16 +44,30 @@ from mathjudge.store import read
 from mathjudge.store.read import StoredSubmission
 
 
-def assemble(path: Path) -> LeaderboardDocument:
-    """The document for the store at `path`: latest submission per (benchmark, judge)."""
+def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
+    """The document for the store at `path`: latest submission per (benchmark, judge). A
+    stored submission that cannot be rendered (a meta no page or JSON file can hold, written
+    before the checks that now keep such metas out) is left out and told to `on_skip`, with
+    how to remove it; the rest of the site is built."""
     aliases = alias_table()
     with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
         datasets = [DatasetDocument.model_validate(asdict(d)) for d in read.datasets(con)]
         examples = frozenset(d.content_hash for d in datasets if d.manifest.get("example"))
         by_benchmark: dict[str, list[StoredSubmission]] = {}
+        shown: dict[str, list[Submission]] = {}
         for sub in submissions:
+            try:
+                document = _submission(sub.benchmark, sub, aliases, examples)
+            except (ValidationError, ValueError, TypeError, MathJudgeError) as exc:
+                on_skip(
+                    f"{sub.benchmark}: {sub.judge!r} (submission {sub.id}) cannot be rendered "
+                    f"({str(exc).splitlines()[0][:200]}); remove it with `mathjudge results "
+                    f"remove {sub.id}`"
+                )
+                continue
             by_benchmark.setdefault(sub.benchmark, []).append(sub)
+            shown.setdefault(sub.benchmark, []).append(document)
         ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
@@ -65,7 +82,7 @@ def assemble(path: Path) -> LeaderboardDocument:
                 BenchmarkDocument(
                     name=name,
                     presentation=presentation,
-                    submissions=[_submission(name, s, aliases, examples) for s in subs],
+                    submissions=shown[name],
                     ranks=ranks,
                     comparisons=_comparisons(name, subs, aliases),
                     notes=_notes(name, subs, datasets) if known else [],
@@ -112,6 +129,10 @@ def _submission(
     meta linked as its own file (ids are hex digests; nothing else becomes a file name), the
     model behind the judge (alias table), and whether it was scored on a shipped example."""
     meta = stored.meta
+    problem = meta_problem(meta) if isinstance(meta, dict) else ("meta", "is not a JSON object")
+    if problem:
+        raise ValueError(f"its meta: {problem[0]} {problem[1]}")
+    json.dumps(meta, allow_nan=False)  # its own JSON file on the site: finite numbers only
     linked = meta and SUBMISSION_ID.fullmatch(stored.id)
     found = aliases.model_of(benchmark, stored.source, stored.judge, meta)
     model = None
@@ -119,10 +140,11 @@ def _submission(
         model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
     kind = meta.get("kind")
     # Field by field, not `asdict`: its deep copy of every score took seconds at a thousand
-    # submissions (bench/site_scale.py); pydantic copies what it keeps anyway.
+    # submissions (bench/site_scale.py); pydantic copies what it keeps anyway. The benchmark is
+    # left out: the document groups submissions by benchmark.
     facts = {f.name: getattr(stored, f.name) for f in fields(stored) if f.name != "benchmark"}
     facts["scores"] = [vars(score) for score in stored.scores]
-    return Submission.model_validate(
+    document = Submission.model_validate(
         {
             **facts,
             "meta": summary(meta),
@@ -133,6 +155,8 @@ def _submission(
             "provenance": provenance(stored.source, meta),
         }
     )
+    json.dumps(document.model_dump(mode="json"), allow_nan=False)  # what the pages embed
+    return document
 
 
 def provenance(source: str, meta: dict[str, Any]) -> Provenance:
@@ -202,10 +226,11 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
     ]
 
 
-def publish(path: Path) -> LeaderboardDocument:
-    """Assemble the document and store it in the results store (replacing the last one)."""
+def publish(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
+    """Assemble the document and store it in the results store (replacing the last one);
+    `on_skip` hears of each stored submission left out (see `assemble`)."""
     if not path.is_file():
         raise MathJudgeError(f"{path}: no results store; run `mathjudge evaluate` first")
-    document = assemble(path)
+    document = assemble(path, on_skip)
     store.write_document(path, DOCUMENT, document.model_dump_json())
     return document

@@ -87,7 +87,12 @@ def percentile_interval(replicates: np.ndarray) -> Interval:
         defined = ~np.isnan(replicates)
         low = np.full(replicates.shape[1:], np.nan)
         high = np.full(replicates.shape[1:], np.nan)
-        ok = defined.any(axis=0)
-        if ok.any():
-            low[ok], high[ok] = np.nanpercentile(replicates[:, ok], [alpha, 100 - alpha], axis=0)
+        full = defined.all(axis=0)  # the usual case, where the plain percentile is much faster
+        if full.any():
+            low[full], high[full] = np.percentile(replicates[:, full], [alpha, 100 - alpha], axis=0)
+        partly = defined.any(axis=0) & ~full
+        if partly.any():
+            low[partly], high[partly] = np.nanpercentile(
+                replicates[:, partly], [alpha, 100 - alpha], axis=0
+            )
     return Interval(low, high)

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathjudge import registry
+from mathjudge.config import check_bootstrap
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.engine import (
@@ -78,8 +79,7 @@ def compare(
     ambiguous. `options` are
     the scorer's (as for `evaluate`), used on files and required of stored submissions.
     """
-    if n_boot < 1:
-        raise MathJudgeError("--bootstrap must be at least 1")
+    check_bootstrap(n_boot, seed)
     spec = registry.get(benchmark)
     scorer = registry.scorer(spec.name)
     options = resolve_options(scorer, options)

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mathjudge import __version__, registry, sidefiles, store
-from mathjudge.atomic import write_json_atomic
+from mathjudge.atomic import atomic_path, json_text
+from mathjudge.config import check_bootstrap
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.display import check_judge_name, check_meta
 from mathjudge.errors import MathJudgeError, UsageError
@@ -26,8 +27,14 @@ from mathjudge.validate.submission import Submission, load_submission
 
 
 def validate_file(
-    benchmark: str, path: Path, datasets_dir: Path, *, allow_partial: bool = False
+    benchmark: str,
+    path: Path,
+    datasets_dir: Path,
+    *,
+    allow_partial: bool = False,
+    content: bytes | None = None,
 ) -> Submission:
+    """`path` validated (its `content`, if the caller has read it; see `load_submission`)."""
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset, datasets_dir)
     return load_submission(
@@ -35,6 +42,7 @@ def validate_file(
         registry.scorer(spec.name).prediction,
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
+        data=content,
     )
 
 
@@ -99,8 +107,9 @@ def evaluate(
     """
     judge = check_judge_name(request.judge)
     meta = check_meta(dict(request.meta), "meta")
-    if request.n_boot < 1:
-        raise MathJudgeError("--bootstrap must be at least 1")
+    check_bootstrap(request.n_boot, request.seed)
+    if request.revision is not None and not request.revision.strip():
+        raise UsageError("--revision is empty: give the dataset version to score on")
     if request.from_hub and not request.revision:
         raise UsageError("--from-hub goes with --revision (the version to fetch)")
     if request.store is not None:
@@ -116,6 +125,7 @@ def evaluate(
         scorer.prediction,
         items.column("item_id").to_pylist(),
         allow_partial=request.allow_partial,
+        data=request.content,
     )
     seed = spec.seed if request.seed is None else request.seed
     scored = score(
@@ -151,11 +161,23 @@ def evaluate(
         dataset=snapshot(spec, dataset, items),
         created=datetime.now(UTC).isoformat(),  # to the microsecond: re-runs stay ordered
     )
-    if request.store is not None:
-        store.save(request.store, result)  # first: no JSON claims a result the store lacks
-    if request.json_out is not None:
-        write_json_atomic(request.json_out, result.to_json())
+    _keep(result, request.store, request.json_out)
     return result
+
+
+def _keep(result: EvaluationResult, into: Path | None, json_out: Path | None) -> None:
+    """Save `result` into the store and as JSON, both or neither: the JSON is written beside
+    its target first, then the store is saved, then the JSON renamed into place (a rename
+    needs no space). A full disk at either write leaves the store as it was and no JSON
+    claiming a result the store does not hold."""
+    if json_out is None:
+        if into is not None:
+            store.save(into, result)
+        return
+    with atomic_path(json_out) as tmp:
+        tmp.write_text(json_text(result.to_json()), encoding="utf-8")
+        if into is not None:
+            store.save(into, result)
 
 
 def _dataset(spec: BenchmarkSpec, request: EvaluationRequest) -> BuiltDataset:

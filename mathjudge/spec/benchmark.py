@@ -3,7 +3,7 @@
 A spec is plain data plus references to code ("module:attribute") that `registry` resolves and
 imports only when used: listing the benchmarks or printing `--help` reads the specs without
 loading DuckDB, pyarrow or pydantic. A reference is ".module:attr" inside the benchmark's folder
-or "mathjudge.benchmarks.module:attr" (a shared module or a sibling benchmark): code of the
+or "mathjudge.benchmarks.<module>:<attr>" (a shared module or a sibling benchmark): code of the
 benchmarks layer, never above it. Reference judges are named, not referenced (`Judging.judges`,
 `Baseline.judge`); the judges layer looks them up.
 """

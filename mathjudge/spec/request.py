@@ -37,7 +37,8 @@ class EvaluationRequest:
     """What to score (`benchmark`, `predictions`, `judge`), against which dataset (the build in
     `datasets`; with `revision`, that version, fetched from the Hub repo `from_hub` if given),
     how (`allow_partial`, `runs_agg`, `n_boot`, `seed` (None: the benchmark's), the scorer's
-    `options`), what to record with it (`meta`) and where to save it (`store`, `json_out`)."""
+    `options`), what to record with it (`meta`) and where to save it (`store`, `json_out`);
+    `content` is the predictions file's bytes when the caller has read them."""
 
     benchmark: str
     predictions: Predictions
@@ -53,3 +54,6 @@ class EvaluationRequest:
     options: Mapping[str, str] = field(default_factory=dict)
     store: Path | None = None
     json_out: Path | None = None
+    # A file's bytes when the caller has read (and hashed) them already (`leaderboard sync`):
+    # what is validated, scored and hashed, whatever the file holds by then.
+    content: bytes | None = None

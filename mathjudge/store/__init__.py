@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,123 +21,56 @@ import pyarrow as pa
 
 from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
-from mathjudge.store.lock import open_store
-
-SCHEMA_VERSION = 3
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS store_info (key VARCHAR PRIMARY KEY, value VARCHAR);
-CREATE TABLE IF NOT EXISTS submissions (
-    id VARCHAR PRIMARY KEY,
-    benchmark VARCHAR NOT NULL,
-    dataset_version VARCHAR NOT NULL,
-    content_hash VARCHAR NOT NULL,
-    judge VARCHAR NOT NULL,
-    meta JSON,
-    sha256 VARCHAR NOT NULL,
-    created TIMESTAMP NOT NULL, -- UTC
-    partial BOOLEAN NOT NULL,
-    coverage DOUBLE NOT NULL,
-    n_items INTEGER NOT NULL,
-    runs INTEGER NOT NULL,
-    runs_agg VARCHAR NOT NULL,
-    fields VARCHAR[] NOT NULL,
-    bootstrap JSON NOT NULL,
-    source VARCHAR NOT NULL,
-    citation VARCHAR,
-    mathjudge_version VARCHAR NOT NULL,
-    extras JSON
-);
-CREATE TABLE IF NOT EXISTS scores (
-    submission_id VARCHAR NOT NULL,
-    scope VARCHAR NOT NULL,
-    subset VARCHAR NOT NULL,
-    metric VARCHAR NOT NULL,
-    value DOUBLE,
-    ci_low DOUBLE,
-    ci_high DOUBLE,
-    n INTEGER NOT NULL
-);
--- What each submission was scored on: one row per (item, prediction field), runs combined,
--- as the scorer's column type holds it (booleans 0/1; verdicts as votes +1/-1/0, see
--- metrics/binary.py). Paired comparisons are computed from it.
-CREATE TABLE IF NOT EXISTS item_predictions (
-    submission_id VARCHAR NOT NULL,
-    item_id VARCHAR NOT NULL,
-    field VARCHAR NOT NULL,
-    value DOUBLE
-);
--- The datasets judges were scored on, so ranking, comparison and the site need no built copy:
--- the items config as Parquet bytes (exact types), the card and the manifest.
-CREATE TABLE IF NOT EXISTS datasets (
-    content_hash VARCHAR NOT NULL,
-    items_config VARCHAR NOT NULL,
-    name VARCHAR NOT NULL,
-    version VARCHAR NOT NULL,
-    card VARCHAR NOT NULL,
-    manifest JSON NOT NULL,
-    items BLOB NOT NULL,
-    PRIMARY KEY (content_hash, items_config)
-);
--- A judge's own account of each item (its details file: rationale, extracted answer...), as
--- a bounded JSON object per (item, run); shown on the item pages.
-CREATE TABLE IF NOT EXISTS item_details (
-    submission_id VARCHAR NOT NULL,
-    item_id VARCHAR NOT NULL,
-    run INTEGER,
-    details JSON NOT NULL
-);
--- Submissions that `leaderboard sync` evaluated from a leaderboard repository: the folder
--- (<benchmark>/<slug>), the hash of its files and of the dataset it was scored on, and the
--- stored submission, so an unchanged folder is never evaluated again.
-CREATE TABLE IF NOT EXISTS repository (
-    path VARCHAR PRIMARY KEY,
-    key VARCHAR NOT NULL,
-    submission_id VARCHAR NOT NULL
-);
--- The leaderboard document last published from this store (`publish.document`).
-CREATE TABLE IF NOT EXISTS documents (
-    name VARCHAR PRIMARY KEY,
-    created TIMESTAMP NOT NULL,
-    document JSON NOT NULL
-);
-"""
+from mathjudge.store.lock import open_store, store_problem
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """The store, once no other process holds it (see `store_lock`); created if missing."""
-    if read_only:
-        return open_store(path, read_only=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = open_store(path, read_only=False)
-    try:
-        con.execute(SCHEMA)
-        con.execute(
-            "INSERT OR REPLACE INTO store_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-        )
-    except duckdb.Error as exc:
-        con.close()
-        raise MathJudgeError(f"{path}: not a mathjudge results store ({exc})") from None
-    return con
+    """The store, once no other process holds it (see `store.lock`), its schema checked
+    (`store.schema`); created if missing."""
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return open_store(path, read_only=read_only)
 
 
 @contextmanager
 def transaction(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """The store for writing, in one transaction: committed when the block ends, rolled back
-    (nothing written) if it raises; a DuckDB error becomes a `MathJudgeError` naming the
-    store."""
+    (nothing written) if it raises. A DuckDB error (a full disk among them) becomes a
+    `MathJudgeError` naming the store and the cause; a store this transaction created is
+    removed again, so a failed first write leaves no file behind."""
+    created = not path.exists()
     con = connect(path)
-    con.execute("BEGIN TRANSACTION")
     try:
+        con.execute("BEGIN TRANSACTION")
         yield con
         con.execute("COMMIT")
     except duckdb.Error as exc:
-        con.execute("ROLLBACK")
-        raise MathJudgeError(f"{path}: could not write to the results store ({exc})") from None
+        _rollback(con)
+        _close(con, path, created)
+        raise MathJudgeError(store_problem(path, exc, "could not write to")) from None
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
+        _close(con, path, created)
         raise
-    finally:
+    _close(con, path, created=False)
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back what is open; a COMMIT that failed (a full disk) has ended the transaction
+    already, and saying "no transaction is active" would hide why it failed."""
+    with suppress(duckdb.Error):
+        con.execute("ROLLBACK")
+
+
+def _close(con: duckdb.DuckDBPyConnection, path: Path, created: bool) -> None:
+    try:
         con.close()
+    except duckdb.Error as exc:  # the checkpoint at close can meet a full disk too
+        if not created:
+            raise MathJudgeError(store_problem(path, exc, "could not finish writing")) from None
+    if created:
+        for leftover in (path, path.with_name(path.name + ".wal")):
+            leftover.unlink(missing_ok=True)
 
 
 def save(path: Path, result: EvaluationResult) -> str:
@@ -242,22 +175,24 @@ def save_datasets(path: Path, datasets: list[DatasetSnapshot]) -> None:
 
 def write_document(path: Path, name: str, document: str) -> None:
     """Replace the stored leaderboard document `name` (JSON text) in one transaction."""
-    con = connect(path)
-    try:
+    with transaction(path) as con:
         con.execute(
             "INSERT OR REPLACE INTO documents VALUES (?, ?, ?)",
             [name, datetime.now(UTC).replace(tzinfo=None), document],
         )
-    finally:
-        con.close()
 
 
 def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> None:
     """Replace the details of a stored submission: rows of `item_id`, optional `run` and the
     judge's own fields (checked and bounded by the caller)."""
+    with transaction(path) as con:
+        _save_details(con, submission_id, rows)
+
+
+def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str, Any]]) -> None:
     table = pa.table(
         {
-            "submission_id": pa.array([submission_id] * len(rows), pa.string()),
+            "submission_id": pa.array([sid] * len(rows), pa.string()),
             "item_id": pa.array([r["item_id"] for r in rows], pa.string()),
             "run": pa.array([r.get("run") for r in rows], pa.int32()),
             "details": pa.array(
@@ -269,11 +204,25 @@ def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> 
             ),
         }
     )
-    with transaction(path) as con:
-        con.execute("DELETE FROM item_details WHERE submission_id = ?", [submission_id])
-        con.register("new_details", table)
+    con.execute("DELETE FROM item_details WHERE submission_id = ?", [sid])
+    con.register("new_details", table)
+    try:
         con.execute("INSERT INTO item_details SELECT * FROM new_details")
+    finally:
         con.unregister("new_details")
+
+
+def save_synced(
+    path: Path, folder: str, key: str, result: EvaluationResult, details: list[dict[str, Any]]
+) -> str:
+    """Store the result of one repository folder (`leaderboard sync`) with its details, and
+    remember the folder's key, in one transaction: a sync killed after it keeps this folder,
+    and one killed before it loses nothing of it. Returns the submission id."""
+    with transaction(path) as con:
+        sid = _insert(con, result)
+        _save_details(con, sid, details)
+        _record_synced(con, {folder: (key, sid)}, [])
+    return sid
 
 
 def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[str]) -> None:
@@ -282,15 +231,21 @@ def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[st
     drops the submission of its earlier version (the repository's history keeps that). One
     transaction."""
     with transaction(path) as con:
-        known = dict(con.execute("SELECT path, submission_id FROM repository").fetchall())
-        stale = [known[f] for f in gone if f in known]
-        stale += [known[f] for f, (_, sid) in entries.items() if known.get(f, sid) != sid]
-        still = {sid for _, sid in entries.values()}
-        still |= {sid for f, sid in known.items() if f not in gone and f not in entries}
-        _delete(con, [sid for sid in stale if sid not in still])
-        con.execute("DELETE FROM repository WHERE path IN (SELECT unnest(?))", [gone])
-        for folder, (key, sid) in entries.items():
-            con.execute("INSERT OR REPLACE INTO repository VALUES (?, ?, ?)", [folder, key, sid])
+        _record_synced(con, entries, gone)
+
+
+def _record_synced(
+    con: duckdb.DuckDBPyConnection, entries: dict[str, tuple[str, str]], gone: list[str]
+) -> None:
+    known = dict(con.execute("SELECT path, submission_id FROM repository").fetchall())
+    stale = [known[f] for f in gone if f in known]
+    stale += [known[f] for f, (_, sid) in entries.items() if known.get(f, sid) != sid]
+    still = {sid for _, sid in entries.values()}
+    still |= {sid for f, sid in known.items() if f not in gone and f not in entries}
+    _delete(con, [sid for sid in stale if sid not in still])
+    con.execute("DELETE FROM repository WHERE path IN (SELECT unnest(?))", [gone])
+    for folder, (key, sid) in entries.items():
+        con.execute("INSERT OR REPLACE INTO repository VALUES (?, ?, ?)", [folder, key, sid])
 
 
 def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
@@ -304,9 +259,12 @@ def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
 
 
 def delete(path: Path, ids: list[str]) -> None:
-    """Remove these submissions and everything stored with them, in one transaction."""
+    """Remove these submissions and everything stored with them, in one transaction; a
+    repository folder synced into one of them is forgotten too (the next sync scores it
+    again if the folder is still there)."""
     with transaction(path) as con:
         _delete(con, ids)
+        con.execute("DELETE FROM repository WHERE submission_id IN (SELECT unnest(?))", [ids])
 
 
 _SCORES = pa.schema(

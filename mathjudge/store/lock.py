@@ -19,6 +19,8 @@ import duckdb
 
 from mathjudge.config import env_number
 from mathjudge.errors import MathJudgeError
+from mathjudge.escaping import printable
+from mathjudge.store import schema
 
 LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 60.0
@@ -43,8 +45,49 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+def store_problem(path: Path, exc: BaseException, doing: str) -> str:
+    """A DuckDB failure on the store as one message: a full disk said as such, and that the
+    transaction left the store as it was."""
+    first = printable(_first_line(exc))
+    if any(s in str(exc).lower() for s in ("no space left", "disk is full", "file too large")):
+        return (
+            f"{printable(str(path))}: {doing} the results store: the disk is full (or a file "
+            f"size limit reached: {first}); nothing was written. Free some space and run the "
+            "command again"
+        )
+    return f"{printable(str(path))}: {doing} the results store ({first}); nothing was written"
+
+
 def open_store(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A connection to the store at `path`, waiting while another process holds its lock."""
+    """A connection to the store at `path`, waiting while another process holds its lock, once
+    its schema is checked (`store.schema`): a new store is created, an older one brought up
+    to date (also before a read), anything else that is not a store of this version refused."""
+    existed = path.is_file() and path.stat().st_size > 0
+    con = _wait_for(path, read_only=read_only)
+    try:
+        found = schema.version(con, path, existed=existed)
+        if found == schema.SCHEMA_VERSION:
+            return con
+        if not read_only:
+            schema.prepare(con, found)
+            return con
+    except MathJudgeError:
+        con.close()
+        raise
+    except duckdb.Error as exc:
+        con.close()
+        if not existed:  # the schema of a new store could not be written: leave no file
+            for leftover in (path, path.with_name(path.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise MathJudgeError(store_problem(path, exc, "could not prepare")) from None
+    con.close()  # an older store opened to read: upgraded once, then read
+    open_store(path, read_only=False).close()
+    return open_store(path, read_only=True)
+
+
+def _wait_for(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A connection to the DuckDB file at `path`, waiting while another process holds its
+    lock."""
     timeout = lock_timeout()
     deadline = time.monotonic() + timeout
     wait = _FIRST_WAIT_S
@@ -54,7 +97,8 @@ def open_store(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         except duckdb.Error as exc:
             if not _is_lock_conflict(exc):
                 raise MathJudgeError(
-                    f"{path}: cannot read as a mathjudge results store ({_first_line(exc)})"
+                    f"{printable(str(path))}: cannot read as a mathjudge results store "
+                    f"({printable(_first_line(exc))})"
                 ) from None
             left = deadline - time.monotonic()
             if left <= 0:

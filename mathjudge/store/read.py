@@ -79,6 +79,18 @@ class StoredRef:
 
 
 @dataclass(frozen=True)
+class StoredEntry:
+    """A stored submission as `results remove` lists it."""
+
+    id: str
+    benchmark: str
+    source: str
+    judge: str
+    created: str  # ISO 8601, UTC
+    scores: int
+
+
+@dataclass(frozen=True)
 class StoredDataset:
     name: str
     version: str
@@ -340,6 +352,28 @@ def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
         return None
     row = con.execute("SELECT document FROM documents WHERE name = ?", [name]).fetchone()
     return None if row is None else str(row[0])
+
+
+def named(
+    con: duckdb.DuckDBPyConnection,
+    ref: str,
+    *,
+    benchmark: str | None = None,
+    source: str | None = None,
+) -> list[StoredEntry]:
+    """Every stored submission whose id or judge name is `ref` (of `benchmark` and `source`
+    where given), oldest first."""
+    rows = con.execute(
+        """SELECT s.id, s.benchmark, s.source, s.judge, epoch_us(s.created) AS created,
+                  (SELECT count(*) FROM scores c WHERE c.submission_id = s.id) AS scores
+           FROM submissions s
+           WHERE (s.id = $ref OR s.judge = $ref)
+             AND ($benchmark IS NULL OR s.benchmark = $benchmark)
+             AND ($source IS NULL OR s.source = $source)
+           ORDER BY s.created, s.id""",
+        {"ref": ref, "benchmark": benchmark, "source": source},
+    )
+    return [StoredEntry(**{**row, "created": iso(row["created"])}) for row in _records(cursor=rows)]
 
 
 def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

@@ -18,7 +18,11 @@ MAX_PROBLEMS = 50
 
 def read_details(path: Path, item_ids: set[str]) -> list[dict[str, Any]]:
     """The rows of a details file whose items are all among `item_ids`."""
-    data = sidefiles.read_bytes(path, MAX_BYTES, "details file")
+    return parse_details(sidefiles.read_bytes(path, MAX_BYTES, "details file"), str(path), item_ids)
+
+
+def parse_details(data: bytes, where: str, item_ids: set[str]) -> list[dict[str, Any]]:
+    """The rows of the details file whose bytes are `data` (named `where` in messages)."""
     rows, problems = [], []
     for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
         if not raw.strip():
@@ -27,9 +31,9 @@ def read_details(path: Path, item_ids: set[str]) -> list[dict[str, Any]]:
         try:
             row = safejson.loads(raw)
         except safejson.JsonProblem as exc:
-            problem = Problem(str(path), number, exc.field, exc.message)
+            problem = Problem(where, number, exc.field, exc.message)
         else:
-            problem = _check(row, item_ids, str(path), number)
+            problem = _check(row, item_ids, where, number)
         if problem is not None:
             problems.append(problem)
             if len(problems) >= MAX_PROBLEMS:

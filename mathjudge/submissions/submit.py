@@ -20,6 +20,8 @@ from mathjudge import registry
 from mathjudge.atomic import atomic_dir
 from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import validate_file
+from mathjudge.spec.submission import SubmissionRecord
+from mathjudge.submissions.confined import shown
 from mathjudge.submissions.details import read_details
 from mathjudge.submissions.folder import (
     DETAILS,
@@ -28,6 +30,8 @@ from mathjudge.submissions.folder import (
     RUNS_AGG,
     SLUG,
     SUBMISSIONS,
+    claimed,
+    identities,
     meta_yaml,
     read_folder,
     read_meta,
@@ -80,6 +84,15 @@ def submit(
     slug = slug or slug_of(meta.judge)
     if not SLUG.fullmatch(slug):
         raise MathJudgeError(f"--slug {slug!r}: use lower-case letters, digits, '.', '_', '-'")
+    owners = claimed(repo, benchmark)
+    for identity in sorted(identities(benchmark, meta)):
+        owner = owners.get(identity, slug)
+        if owner != slug:
+            raise MathJudgeError(
+                f"{shown(repo / SUBMISSIONS / benchmark / owner)} holds the judge "
+                f"{meta.judge!r} already ({identity}): a judge belongs to one submission folder; "
+                f"submit a new version of it with --slug {owner}, or give this judge another name"
+            )
     checked = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
     details = details if details is not None else details_beside(file)
     rows = read_details(details, _item_ids(checked.table)) if details is not None else []
@@ -101,13 +114,14 @@ def submit(
     }
     status = "new"
     if target.exists():
-        old = read_folder(target, benchmark).record
-        if old["files"] == files and old.get("options", {}) == options:
-            return _done(target, "unchanged", old["version"], checked, len(rows))
-        earlier = {k: old[k] for k in ("version", "submitted", "files", "options") if k in old}
-        record["version"] = int(old["version"]) + 1
-        record["history"] = [*old.get("history", []), earlier]
+        old = read_folder(repo, benchmark, slug).record
+        if old.files == files and old.options.model_dump() == options:
+            return _done(target, "unchanged", old.version, checked, len(rows))
+        earlier = old.model_dump(include={"version", "submitted", "files", "options"})
+        record["version"] = old.version + 1
+        record["history"] = [*(h.model_dump() for h in old.history), earlier]
         status = "new version"
+    SubmissionRecord.model_validate(record)  # what check will read back; a bug if refused
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_dir(target) as tmp:  # the old version stays until the new one is complete
         for source, name in ((file, predictions), (details, DETAILS)):

@@ -5,8 +5,13 @@ files, their options and the content hash of the dataset they are scored on), re
 results of folders that are gone, and keeps every built dataset's facts, so the store (and the
 site rendered from it) is a function of the repository and the datasets alone: a result's time
 is the folder's submission time, not the time it was scored. A second sync with nothing changed
-scores nothing. Every changed folder is scored before anything is written, so a broken one
-leaves the store as it was.
+scores nothing. The whole repository is checked before anything is scored, and each folder's
+result is committed (with its details and the folder's key) as soon as it is scored, so a sync
+that is killed or fails at one folder keeps the others and the next one resumes there.
+
+What is scored is what was hashed: each file is read once into memory (see `Folder.read`),
+checked against the sha256 its record states, and parsed from those bytes. The gold labels
+never come from the repository: a datasets folder inside `submissions/` is refused.
 """
 
 from __future__ import annotations
@@ -23,8 +28,16 @@ from mathjudge.publish.reported import import_reported
 from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
 from mathjudge.spec.results import EvaluationResult
 from mathjudge.store import read
-from mathjudge.submissions.details import read_details
-from mathjudge.submissions.folder import Folder, find_folders
+from mathjudge.submissions.confined import shown
+from mathjudge.submissions.details import parse_details
+from mathjudge.submissions.folder import (
+    DETAILS,
+    SUBMISSIONS,
+    Folder,
+    find_folders,
+    subfolders,
+)
+from mathjudge.submissions.pathlist import named_folders
 
 
 @dataclass
@@ -34,14 +47,6 @@ class SyncReport:
     removed: list[str] = field(default_factory=list)
     datasets: list[str] = field(default_factory=list)
     reported: int = 0
-
-
-@dataclass(frozen=True)
-class Scored:
-    folder: Folder
-    key: str
-    result: EvaluationResult
-    details: list[dict[str, Any]]
 
 
 def _dataset_hashes(folders: list[Folder], datasets_dir: Path) -> dict[str, str]:
@@ -55,25 +60,38 @@ def _dataset_hashes(folders: list[Folder], datasets_dir: Path) -> dict[str, str]
 def score_folder(
     folder: Folder, datasets_dir: Path, *, n_boot: int, on_progress: Callable[[int], None] | None
 ) -> tuple[EvaluationResult, list[dict[str, Any]]]:
-    """The folder scored as `mathjudge evaluate` would, dated by its submission time."""
-    options = folder.record.get("options", {})
+    """The folder scored as `mathjudge evaluate` would, from the bytes its record hashes,
+    dated by its submission time."""
+    options = folder.record.options
     result = evaluate_file(
         folder.benchmark,
         folder.predictions,
         folder.meta.judge,
         datasets_dir=datasets_dir,
-        allow_partial=bool(options.get("allow_partial", False)),
-        runs_agg=options.get("runs_agg", "mean"),
+        allow_partial=options.allow_partial,
+        runs_agg=options.runs_agg,
         n_boot=n_boot,
         meta=folder.meta.stored(),
         on_progress=on_progress,
+        content=folder.read(folder.predictions_name),
     )
     details = []
     if folder.details is not None:
         assert result.predictions is not None
         ids = set(result.predictions.column("item_id").to_pylist())
-        details = read_details(folder.details, ids)
+        details = parse_details(folder.read(DETAILS), shown(folder.details), ids)
     return replace(result, created=folder.submitted), details
+
+
+def gold_outside(repo: Path, datasets_dir: Path) -> None:
+    """Refuse a datasets folder inside the repository's `submissions/`: the gold labels a
+    submission is scored against must never be what a pull request supplies."""
+    if datasets_dir.resolve().is_relative_to((repo / SUBMISSIONS).resolve()):
+        raise MathJudgeError(
+            f"--datasets {shown(datasets_dir)}: lies inside {shown(repo / SUBMISSIONS)}, which a "
+            "pull request writes; the datasets submissions are scored on must be built outside "
+            "it (`mathjudge build BENCH --out DIR`)"
+        )
 
 
 def sync(
@@ -88,6 +106,7 @@ def sync(
 ) -> SyncReport:
     """Bring the store at `results` in line with the repository at `repo` (see the module
     note); `reported` also imports the papers' tables (`mathjudge reported import`)."""
+    gold_outside(repo, datasets_dir)
     folders = find_folders(repo)
     hashes = _dataset_hashes(folders, datasets_dir)
     known: dict[str, tuple[str, str]] = {}
@@ -97,16 +116,16 @@ def sync(
             known = read.synced(con)
             stored = read.submission_ids(con)
     report = SyncReport()
-    todo = []
+    names = {f.name for f in folders}
+    report.removed = sorted(p for p in known if p not in names)
+    if report.removed:
+        store.record_synced(results, {}, report.removed)
     for folder in folders:
         key = folder.key(hashes[folder.benchmark])
         before = known.get(folder.name)
         if before is not None and before[0] == key and before[1] in stored:
             report.unchanged.append(folder.name)
-        else:
-            todo.append((folder, key))
-    scored = []
-    for folder, key in todo:
+            continue
         say(f"scoring {folder.name} ({folder.meta.judge})")
         if progress is not None:
             with progress(f"bootstrap {folder.name}", n_boot) as advance:
@@ -115,19 +134,8 @@ def sync(
                 )
         else:
             result, details = score_folder(folder, datasets_dir, n_boot=n_boot, on_progress=None)
-        scored.append(Scored(folder, key, result, details))
-    names = {f.name for f in folders}
-    report.removed = sorted(p for p in known if p not in names)
-    ids = store.save_many(results, [s.result for s in scored]) if scored else []
-    for s, sid in zip(scored, ids, strict=True):
-        if s.details:
-            store.save_details(results, sid, s.details)
-    store.record_synced(
-        results,
-        {s.folder.name: (s.key, sid) for s, sid in zip(scored, ids, strict=True)},
-        report.removed,
-    )
-    report.evaluated = [s.folder.name for s in scored]
+        store.save_synced(results, folder.name, key, result, details)
+        report.evaluated.append(folder.name)
     report.datasets = _keep_datasets(results, datasets_dir)
     if reported is not None:
         report.reported = import_reported(reported, results)
@@ -151,34 +159,29 @@ def _keep_datasets(results: Path, datasets_dir: Path) -> list[str]:
 def check(
     repo: Path, datasets_dir: Path, only: list[str] | None = None, *, n_boot: int = 1000
 ) -> list[tuple[Folder, EvaluationResult]]:
-    """Validate the whole repository, then score the folders named in `only` (paths of files
-    or folders inside `submissions/`, as a pull request lists them; None: every folder).
-    Nothing is written."""
+    """Validate the whole repository, then score the folders named in `only` (paths under
+    `submissions/`, as a pull request lists the files it changes; None: every folder; a
+    path of a folder the pull request removes names nothing to score). Nothing is written."""
+    gold_outside(repo, datasets_dir)
+    picked = set(named_folders(only)) if only is not None else None
     folders = find_folders(repo)
-    if only is not None:  # a folder the pull request removes has nothing to score
-        picked = {_folder_name(p) for p in only}
-        folders = [f for f in folders if f.name in picked]
+    if picked is not None:
+        folders = [f for f in folders if (f.benchmark, f.slug) in picked
+                   or (f.benchmark, None) in picked]  # fmt: skip
     return [(f, score_folder(f, datasets_dir, n_boot=n_boot, on_progress=None)[0]) for f in folders]
 
 
 def needed_datasets(repo: Path, only: list[str] | None = None) -> list[str]:
     """The built datasets the repository's submissions (or those `only` names) are scored on,
     for `mathjudge build`. Reads the folder names only, so it works before anything is built."""
-    root = repo / "submissions"
-    names = set()
     if only is not None:
-        names = {n.split("/")[0] for n in (_folder_name(p) for p in only) if n}
-    elif root.is_dir():
-        names = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
-    unknown = sorted(names - set(registry.names()))
-    if unknown:
-        raise MathJudgeError(f"{root}: not benchmarks: {', '.join(unknown)}")
+        names = {bench for bench, _ in named_folders(only)}
+    elif (repo / SUBMISSIONS).exists() or (repo / SUBMISSIONS).is_symlink():
+        names = set(subfolders(repo, SUBMISSIONS))
+        unknown = sorted(names - set(registry.names()))
+        if unknown:
+            listed = ", ".join(shown(n) for n in unknown)
+            raise MathJudgeError(f"{shown(repo / SUBMISSIONS)}: not benchmarks: {listed}")
+    else:
+        names = set()
     return sorted({registry.get(n).dataset for n in names})
-
-
-def _folder_name(path: str) -> str | None:
-    """`submissions/<benchmark>/<slug>[/file]` -> `<benchmark>/<slug>` (None: not inside)."""
-    parts = Path(path).parts
-    if len(parts) >= 3 and parts[0] == "submissions":
-        return f"{parts[1]}/{parts[2]}"
-    return None

@@ -3,7 +3,8 @@
 Validating row by row through pydantic costs seconds per million rows. Most files are clean, so
 they are first read in one go with Arrow and checked with column operations. This path only
 ever *accepts*: on anything it cannot prove valid (a type it does not handle, a null, a value
-out of range, a duplicate, an unknown or missing item, a parse error) it returns None and the
+out of range, a duplicate, an unknown column or item, a missing item, a parse error) it returns
+None and the
 row-by-row validator runs, producing the exact, located messages. Every check here is at least
 as strict as the pydantic model's, so a file accepted here would be accepted there too.
 """
@@ -11,7 +12,6 @@ as strict as the pydantic model's, so a file accepted here would be accepted the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import annotated_types
 import numpy as np
@@ -30,28 +30,27 @@ class Accepted:
     table: pa.Table  # item_id, run (0 when absent), then the given prediction fields
     fields: tuple[str, ...]
     n_items: int
-    ignored_columns: tuple[str, ...]
 
 
-def _read(path: Path, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
-    """The file as a table and its column names, or None where the row validator must look at
-    it. Arrow only ever parses a text file the pre-checks call plain (see `precheck`), and of a
-    Parquet file only the model's columns."""
+def _read(data: bytes, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
+    """The file's bytes as a table and its column names, or None where the row validator must
+    look at them. Arrow only ever parses a text file the pre-checks call plain (see
+    `precheck`), and of a Parquet file only the model's columns."""
     try:
         if fmt == "jsonl":
-            table = _read_jsonl(path, model)
+            table = _read_jsonl(data, model)
             if table is None:
                 return None
             names = table.column_names
         elif fmt == "csv":
-            if precheck.invalid_utf8(path) is not None:
+            if precheck.invalid_utf8(data) is not None:
                 return None
             # Only an empty cell is missing: "NaN", "N/A" or "NULL" are values, and wrong ones.
             convert = pa_csv.ConvertOptions(null_values=[""], strings_can_be_null=True)
-            table = pa_csv.read_csv(path, convert_options=convert)
+            table = pa_csv.read_csv(pa.BufferReader(data), convert_options=convert)
             names = table.column_names
         else:
-            parquet = pq.ParquetFile(path)
+            parquet = pq.ParquetFile(pa.BufferReader(data))
             names = parquet.schema_arrow.names
             if len(set(names)) != len(names):
                 return None
@@ -61,8 +60,8 @@ def _read(path: Path, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, l
     return (table, names) if len(set(names)) == len(names) else None
 
 
-def _read_jsonl(path: Path, model: type[PredictionRow]) -> pa.Table | None:
-    lines = precheck.plain_json_lines(path)
+def _read_jsonl(data: bytes, model: type[PredictionRow]) -> pa.Table | None:
+    lines = precheck.plain_json_lines(data)
     if not lines:
         return None
     # Declared types make Arrow refuse a wrong type instead of inferring one from a block.
@@ -74,7 +73,7 @@ def _read_jsonl(path: Path, model: type[PredictionRow]) -> pa.Table | None:
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
     )
-    table = pa_json.open_json(path, parse_options=options).read_all()
+    table = pa_json.open_json(pa.BufferReader(data), parse_options=options).read_all()
     # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
     return table if table.num_rows == lines else None
 
@@ -127,14 +126,16 @@ def _has_duplicates(table: pa.Table, known_items: pa.Array) -> bool:
 
 
 def accept(
-    path: Path,
+    data: bytes,
     fmt: str,
     model: type[PredictionRow],
     known_items: pa.Array,
     *,
     allow_partial: bool,
 ) -> Accepted | None:
-    read = _read(path, fmt, model)
+    """The file whose bytes are `data`, if this path can prove it valid (see the module
+    note)."""
+    read = _read(data, fmt, model)
     if read is None:
         return None
     table, names = read
@@ -154,6 +155,8 @@ def accept_table(
     if len(set(names)) != len(names):
         return None
     if table.num_rows == 0 or "item_id" not in table.column_names:
+        return None
+    if not set(names) <= set(model.model_fields):  # an unknown column is an error, located there
         return None
     ids = table.column("item_id")
     if pa.types.is_large_string(ids.type):  # e.g. from a DataFrame of Arrow-backed strings
@@ -195,5 +198,4 @@ def accept_table(
     n_items = pc.count_distinct(ids).as_py()
     if n_items < len(known_items) and not allow_partial:
         return None
-    ignored = sorted(set(names) - set(model.model_fields))
-    return Accepted(out, fields, n_items, tuple(ignored))
+    return Accepted(out, fields, n_items)

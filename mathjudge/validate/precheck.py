@@ -4,7 +4,7 @@ Arrow's JSON reader crashes the process on some inputs (a first line `null`, arr
 thousands deep) and neither its JSON nor its CSV reader checks that bytes outside the parsed
 columns are UTF-8. So the columnar fast path only reads a file these checks call plain; any
 other file goes to the row validator, which reports each problem with its line. The checks
-stream the file in line-aligned chunks and run in C and numpy, a small cost beside the parse.
+go over the bytes in line-aligned chunks and run in C and numpy, a small cost beside the parse.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -38,40 +37,38 @@ class BadByte:
         return f"not UTF-8 text (byte 0x{self.byte:02x} at column {self.column})"
 
 
-def _pieces(path: Path) -> Iterator[tuple[bytes, bool]]:
-    """(piece, whole lines) over the file after a leading BOM. A piece ends at a newline; a
+def _pieces(data: bytes) -> Iterator[tuple[bytes, bool]]:
+    """(piece, whole lines) over the bytes after a leading BOM. A piece ends at a newline; a
     line longer than a chunk is cut at a character boundary (`whole lines` False), so no
     piece is ever much larger than CHUNK."""
-    with path.open("rb") as handle:
-        head = handle.read(len(BOM))
-        carry = b"" if head == BOM else head
-        while True:
-            block = handle.read(CHUNK)
-            data = carry + block
-            if not block:
-                if data:
-                    yield data, True
-                return
-            end = data.rfind(b"\n") + 1
-            if end:
-                yield data[:end], True
-                carry = data[end:]
-            elif len(data) > CHUNK:
-                cut = len(data)
-                while cut > 0 and data[cut - 1] & 0xC0 == 0x80:
+    start = len(BOM) if data.startswith(BOM) else 0
+    while start < len(data):
+        end = min(start + CHUNK, len(data))
+        if end < len(data):
+            newline = data.rfind(b"\n", start, end) + 1
+            if newline > start:
+                yield data[start:newline], True
+                start = newline
+                continue
+            line_end = data.find(b"\n", end)
+            if line_end == -1 or line_end + 1 - start > 2 * CHUNK:
+                cut = end
+                while cut > start and data[cut - 1] & 0xC0 == 0x80:
                     cut -= 1  # back off continuation bytes
-                cut = max(cut - 1, 1)  # and the lead byte of the character they continue
-                yield data[:cut], False
-                carry = data[cut:]
-            else:
-                carry = data
+                cut = max(cut - 1, start + 1)  # and the lead byte of the character they continue
+                yield data[start:cut], False
+                start = cut
+                continue
+            end = line_end + 1
+        yield data[start:end], True
+        start = end
 
 
-def invalid_utf8(path: Path) -> BadByte | None:
-    """Where the file stops being UTF-8 (a leading BOM is allowed), or None."""
+def invalid_utf8(data: bytes) -> BadByte | None:
+    """Where the bytes stop being UTF-8 (a leading BOM is allowed), or None."""
     lines = 0
     column = 0  # bytes of the current line in earlier pieces cut from it
-    for piece, whole in _pieces(path):
+    for piece, whole in _pieces(data):
         try:
             piece.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -85,11 +82,11 @@ def invalid_utf8(path: Path) -> BadByte | None:
     return None
 
 
-def plain_json_lines(path: Path, depth: int = FAST_PATH_DEPTH) -> int | None:
-    """The number of non-blank lines if the file is UTF-8 and every non-blank line starts an
+def plain_json_lines(data: bytes, depth: int = FAST_PATH_DEPTH) -> int | None:
+    """The number of non-blank lines if the bytes are UTF-8 and every non-blank line starts an
     object nested at most `depth` deep; None for anything else."""
     count = 0
-    for piece, whole in _pieces(path):
+    for piece, whole in _pieces(data):
         if not whole:
             return None
         try:

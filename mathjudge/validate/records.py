@@ -1,5 +1,5 @@
-"""Raw records of a predictions file (or of an in-memory table), one at a time, for the row
-validator.
+"""Raw records of a predictions file (its bytes, read once) or of an in-memory table, one at
+a time, for the row validator.
 
 Each reader yields (line or Parquet row number, record dict) and reports what it cannot read as
 a located `Problem` instead: bytes that are not UTF-8 (with line and column), JSON that is not
@@ -11,8 +11,8 @@ accepted at the start of a JSONL or CSV file, as Arrow's readers accept it.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -33,9 +33,8 @@ def shown(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def jsonl(path: Path, report: Report) -> Iterator[tuple[int, Any]]:
-    name = str(path)
-    with path.open("rb") as handle:
+def jsonl(name: str, data: bytes, report: Report) -> Iterator[tuple[int, Any]]:
+    with io.BytesIO(data) as handle:
         lineno = 0
         while raw := handle.readline(MAX_LINE_BYTES + 1):
             lineno += 1
@@ -59,14 +58,16 @@ def printable_name(key: str) -> str:
     return key if key.isprintable() and len(key) <= 60 else shown(key)
 
 
-def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows as {column: cell} without empty cells (an empty cell is a value not given)."""
-    name = str(path)
-    bad = precheck.invalid_utf8(path)
+def csv_rows(
+    name: str, data: bytes, wanted: set[str], report: Report, unknown: Callable[[str], None]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows as {column: cell} without empty cells (an empty cell is a value not given); header
+    columns not `wanted` are named to `unknown` (their cells are read too, and checked)."""
+    bad = precheck.invalid_utf8(data)
     if bad is not None:  # a CSV record may span lines: nothing after a bad byte is trusted
         report(Problem(name, bad.line, None, str(bad)))
         return
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         try:
             header = next(reader, [])
@@ -79,6 +80,9 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
                     problem = "column named twice in the header"
                     report(Problem(name, 1, printable_name(column), problem))
                 return
+            for column in header:
+                if column not in wanted:
+                    unknown(column)
             start = reader.line_num + 1
             for record in reader:
                 if len(record) > len(header):
@@ -91,12 +95,11 @@ def csv_rows(path: Path, report: Report) -> Iterator[tuple[int, dict[str, str]]]
 
 
 def parquet_rows(
-    path: Path, wanted: set[str], report: Report, ignored: Callable[[str], None]
+    name: str, data: bytes, wanted: set[str], report: Report, unknown: Callable[[str], None]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows with only the `wanted` columns (the others are named to `ignored`, never read)."""
-    name = str(path)
+    """Rows with only the `wanted` columns (the others are named to `unknown`, never read)."""
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(pa.BufferReader(data))
         names = parquet.schema_arrow.names
     except UnicodeDecodeError as exc:
         report(Problem(name, None, None, f"a column name is not UTF-8 text ({exc.reason})", "row"))
@@ -111,7 +114,7 @@ def parquet_rows(
         )
         return found
 
-    yield from _batch_rows(name, names, batches, wanted, report, ignored, "Parquet")
+    yield from _batch_rows(name, names, batches, wanted, report, unknown, "Parquet")
 
 
 def table_rows(
@@ -119,7 +122,7 @@ def table_rows(
     table: pa.Table,
     wanted: set[str],
     report: Report,
-    ignored: Callable[[str], None],
+    unknown: Callable[[str], None],
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The rows of an in-memory Arrow table named `name`, as `parquet_rows` gives a file's."""
 
@@ -127,7 +130,7 @@ def table_rows(
         picked = table.select([table.column_names.index(c) for c in columns])
         return iter(picked.to_batches(max_chunksize=BATCH_ROWS))
 
-    yield from _batch_rows(name, table.column_names, batches, wanted, report, ignored, "a table")
+    yield from _batch_rows(name, table.column_names, batches, wanted, report, unknown, "a table")
 
 
 def _batch_rows(
@@ -136,7 +139,7 @@ def _batch_rows(
     batches: Callable[[list[str]], Iterator[pa.RecordBatch]],
     wanted: set[str],
     report: Report,
-    ignored: Callable[[str], None],
+    unknown: Callable[[str], None],
     kind: str,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     row = 0
@@ -148,7 +151,7 @@ def _batch_rows(
             return
         for column in names:
             if column not in wanted:
-                ignored(column)
+                unknown(column)
         columns = [n for n in names if n in wanted]
         if not columns:
             report(Problem(name, None, "item_id", "no item_id column", "row"))

@@ -11,12 +11,14 @@ columns (item index, run, line, values), so a file of millions of rows fits in m
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import os
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,6 @@ import pyarrow.compute as pc
 from pydantic import ValidationError
 
 from mathjudge.config import env_number
-from mathjudge.dataio.sources import sha256_file
 from mathjudge.errors import Problem, ValidationFailed
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.request import PredictionRows, Predictions
@@ -37,7 +38,7 @@ MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 MAX_PROBLEMS = 50
-MAX_IGNORED_SHOWN = 20
+MAX_UNKNOWN_COLUMNS = 20  # named one by one; a file's odd keys must not fill memory
 _BATCH = 65_536
 
 
@@ -53,7 +54,6 @@ class Submission:
     fields: tuple[str, ...]
     n_items: int
     n_expected: int
-    ignored_columns: tuple[str, ...]
 
     @property
     def coverage(self) -> float:
@@ -87,11 +87,7 @@ def _check_file(path: Path) -> str:
     if not stat.S_ISREG(info.st_mode):
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO, device or socket"
         raise ValidationFailed([Problem(name, None, None, f"not a regular file ({kind})")])
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise ValidationFailed(
-            [Problem(name, None, None, f"unknown format; use one of {', '.join(sorted(FORMATS))}")]
-        )
+    fmt = _format(path)
     limit = max_bytes()
     if info.st_size > limit:
         message = f"file too large: {info.st_size} bytes > limit {limit} ({MAX_BYTES_ENV})"
@@ -99,13 +95,50 @@ def _check_file(path: Path) -> str:
     return fmt
 
 
-def _ignored(names: Iterable[str]) -> tuple[str, ...]:
-    """Ignored column names as they may be printed: sorted, escaped where odd, at most
-    MAX_IGNORED_SHOWN (then "...")."""
-    shown = sorted(records.printable_name(n) for n in names)
-    if len(shown) > MAX_IGNORED_SHOWN:
-        shown = [*shown[:MAX_IGNORED_SHOWN], "..."]
-    return tuple(shown)
+def _format(path: Path) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        raise ValidationFailed(
+            [Problem(str(path), None, None, f"unknown format; use one of {known}")]
+        )
+    return fmt
+
+
+def unknown_column(key: str, model: type[PredictionRow]) -> str:
+    """What is said of a column the benchmark does not take: the field it most likely means
+    (a misspelt field is never dropped silently) and the columns there are."""
+    columns = list(model.model_fields)
+    folded = {c.casefold(): c for c in columns}
+    guess = folded.get(key.casefold()) or next(
+        iter(difflib.get_close_matches(key, columns, n=1, cutoff=0.6)), None
+    )
+    hint = f" (did you mean {guess!r}?)" if guess else ""
+    return f"unknown column{hint}; the columns are {', '.join(columns)}"
+
+
+def _read(path: Path) -> bytes:
+    """The whole predictions file, read once: what is hashed is what is parsed, even if the
+    file changes meanwhile. The opened file is checked again (a FIFO or device swapped in
+    after `_check_file`), and the read stops at the size the file states."""
+    name, limit = str(path), max_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValidationFailed([Problem(name, None, None, f"cannot read ({exc})")]) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValidationFailed([Problem(name, None, None, "not a regular file")])
+        # No more than the size it states (a /proc file states 0 and may never end).
+        data = handle.read(min(info.st_size, limit) + 1)
+    if len(data) > limit:
+        message = f"file too large: more than {limit} bytes ({MAX_BYTES_ENV})"
+        raise ValidationFailed([Problem(name, None, None, message)])
+    if len(data) > info.st_size:
+        message = "grew while it was read (or holds more than its size says, as /proc files do)"
+        raise ValidationFailed([Problem(name, None, None, message)])
+    return data
 
 
 def load_submission(
@@ -114,27 +147,36 @@ def load_submission(
     known_items: list[str],
     *,
     allow_partial: bool = False,
+    data: bytes | None = None,
 ) -> Submission:
     """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
-    dataset's `known_items`.
+    dataset's `known_items`. For a file, `data` is its content when the caller has read (and
+    hashed) it already, parsed instead of reading the file, which then only names it and its
+    format; else the file is read here, once: what is hashed is what is parsed.
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
     if isinstance(predictions, PredictionRows):
         return _load_rows(predictions, model, known_items, allow_partial)
     path = predictions
-    fmt = _check_file(path)
+    if data is None:
+        fmt = _check_file(path)
+        data = _read(path)
+    else:
+        fmt = _format(path)
+        limit = max_bytes()
+        if len(data) > limit:
+            message = f"file too large: {len(data)} bytes > limit {limit} ({MAX_BYTES_ENV})"
+            raise ValidationFailed([Problem(str(path), None, None, message)])
+    digest = hashlib.sha256(data).hexdigest()
     fast = columnar.accept(
-        path, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
+        data, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
     )
     if fast is not None:
-        return _accepted(str(path), sha256_file(path), fast, len(known_items))
+        return _accepted(str(path), digest, fast, len(known_items))
     checker = _RowChecker(str(path), model, known_items, fmt)
-    try:
-        checker.run(_records(path, fmt, model, checker))
-    except OSError as exc:
-        raise ValidationFailed([Problem(str(path), None, None, f"cannot read ({exc})")]) from None
-    return _checked(str(path), sha256_file(path), checker, allow_partial)
+    checker.run(_records(str(path), data, fmt, model, checker))
+    return _checked(str(path), digest, checker, allow_partial)
 
 
 def _load_rows(
@@ -175,7 +217,6 @@ def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) 
         fields=fast.fields,
         n_items=fast.n_items,
         n_expected=n_expected,
-        ignored_columns=_ignored(fast.ignored_columns),
     )
 
 
@@ -188,7 +229,6 @@ def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) 
         fields=fields,
         n_items=n_items,
         n_expected=len(checker.known_items),
-        ignored_columns=_ignored(checker.extra),
     )
 
 
@@ -213,13 +253,16 @@ def _rows_sha256(rows: Sequence[Any]) -> str:
 
 
 def _records(
-    path: Path, fmt: str, model: type[PredictionRow], checker: _RowChecker
+    name: str, data: bytes, fmt: str, model: type[PredictionRow], checker: _RowChecker
 ) -> Iterator[tuple[int, Any]]:
     if fmt == "jsonl":
-        return records.jsonl(path, checker.report)
+        return records.jsonl(name, data, checker.report)
     if fmt == "csv":
-        return records.csv_rows(path, checker.report)
-    return records.parquet_rows(path, set(model.model_fields), checker.report, checker.note_extra)
+        return records.csv_rows(
+            name, data, set(model.model_fields), checker.report, checker.note_extra
+        )
+    wanted = set(model.model_fields)
+    return records.parquet_rows(name, data, wanted, checker.report, checker.note_extra)
 
 
 class _Capped:
@@ -257,7 +300,10 @@ class _RowChecker:
         self.optional_given: set[str] = set()
         self.model_fields = set(model.model_fields)  # a class property that is slow per row
         self.rows = _Columns(model, self.fields)
-        self.extra: set[str] = set()
+        # Columns the model does not take -> the first line naming them (None: a Parquet
+        # column); each is an error, with the field it most likely means.
+        self.unknown: dict[str, int | None] = {}
+        self.header_line = 1 if fmt == "csv" else None
         self.row_problems = _Capped()  # in line order as they come
         self.file_problems: list[Problem] = []
         # Field signature -> row count and its first lines; rows with / without a run.
@@ -277,7 +323,9 @@ class _RowChecker:
             self.row_problems.add(problem)
 
     def note_extra(self, column: str) -> None:
-        self.extra.add(column)
+        """A column of the CSV header or Parquet schema that the model does not take."""
+        if len(self.unknown) < MAX_UNKNOWN_COLUMNS:
+            self.unknown.setdefault(column, self.header_line)
 
     def run(self, source: Iterator[tuple[int, Any]]) -> None:
         for line, record in source:
@@ -288,6 +336,10 @@ class _RowChecker:
         if not isinstance(record, dict):
             self.report(Problem(name, line, None, "each record must be an object", unit))
             return
+        if len(self.unknown) < MAX_UNKNOWN_COLUMNS:
+            for key in record:
+                if key not in self.model_fields:
+                    self.unknown.setdefault(key, line)
         try:
             row = model.model_validate(record, strict=self.strict)
         except ValidationError as exc:
@@ -297,11 +349,6 @@ class _RowChecker:
             for problem in _row_problems(name, line, exc, unit):
                 self.report(problem)
             return
-        for key in record:
-            if len(self.extra) > MAX_IGNORED_SHOWN:
-                break  # enough to show; a file's odd keys must not fill memory
-            if key not in self.model_fields:
-                self.extra.add(key)
         item = self.index.get(row.item_id)
         if item is None:
             message = f"unknown item_id {records.shown(row.item_id)}"
@@ -324,7 +371,7 @@ class _RowChecker:
     def result(self, allow_partial: bool) -> tuple[pa.Table, tuple[str, ...], int]:
         """The validated table, the fields given and the items answered; raises on problems."""
         name, unit = self.name, self.unit
-        located = [self.row_problems]
+        located = [self.row_problems, self._unknown_columns()]
         if self.model.one_row_per_run:
             located.append(self.rows.duplicates(name, unit, self.known_items))
         located += self._consistency()
@@ -352,6 +399,13 @@ class _RowChecker:
         usual = next(iter(self.presence))
         given = tuple(f for f in self.fields if f in usual | self.optional_given)
         return self.rows.table(given, self.known_items), given, len(submitted)
+
+    def _unknown_columns(self) -> _Capped:
+        found = _Capped()
+        for key, line in self.unknown.items():
+            field = records.printable_name(key)
+            found.add(Problem(self.name, line, field, unknown_column(key, self.model), self.unit))
+        return found
 
     def _consistency(self) -> list[_Capped]:
         """Every row must give the same prediction fields, and runs must be all-or-nothing:

@@ -3,9 +3,10 @@ package: research-level originals, each with neighbourhood variants and a pool o
 solutions labelled correct or wrong, which a judge has to rank.
 
 ExpertMath itself is embargoed, so the source is a package a research group writes by hand (the
-format is in docs/expertmath-package.md and validated by `expertmath_package`). The package is
-found like a mirror: `--source-dir` is the package folder or a folder holding `expertmath/`,
-else `$MATHJUDGE_MIRROR/expertmath`. A small example package ships in `mathjudge/examples/`.
+format is in docs/expertmath-package.md and validated by `benchmarks.expertmath.package`). The
+package is found like a mirror: `--source-dir` is the package folder or a folder holding
+`expertmath/`, else `$MATHJUDGE_MIRROR/expertmath`. A small example package ships in
+`mathjudge/benchmarks/expertmath/example/`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import datasets
 from datasets import Value
 
 from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
-from mathjudge.config import mirror_root
+from mathjudge.config import doc_url, mirror_root
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
+from mathjudge.errors import SourceUnavailable
 
 NAME = "expertmath"
 VERSION = load_pins(NAME).version  # source.yaml: the layout version
@@ -80,9 +81,9 @@ def find_package(source_dir: Path | None) -> Path:
             f"$MATHJUDGE_MIRROR/{NAME} ({root / NAME})" if root is not None else "no folder given"
         )
     )
-    raise MathJudgeError(
+    raise SourceUnavailable(
         f"expertmath: no problem package ({PACKAGE_FILE}) in {where}; pass --source-dir with a "
-        f"package folder (format: docs/expertmath-package.md; example: {EXAMPLE_PACKAGE})"
+        f"package folder (format: {doc_url('expertmath-package.md')}; example: {EXAMPLE_PACKAGE})"
     )
 
 

@@ -20,7 +20,8 @@ from typing import Any
 
 import yaml
 
-from mathjudge.errors import Problem, ValidationFailed
+from mathjudge import safeyaml, sidefiles
+from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 HUMAN = "human"
@@ -97,8 +98,8 @@ class _Located(dict):
     line: int = 0
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader whose mappings are `_Located`."""
+class _LineLoader(safeyaml.Loader):
+    """The untrusted-YAML loader (`safeyaml`), with mappings that are `_Located`."""
 
 
 def _located_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Located:
@@ -113,15 +114,25 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loc
 INVALID = object()  # what `_load_yaml` returns for text that is not YAML (already reported)
 
 
-def _load_yaml(text: str, path: Path, problems: list[Problem], line_offset: int = 0) -> Any:
-    """The parsed document (an empty one is an empty mapping), or INVALID after reporting."""
+def _read_text(path: Path, problems: list[Problem]) -> str | None:
+    """A package file's text (a regular file of at most 1 MiB, UTF-8), or None after
+    reporting why not."""
     try:
-        loaded = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 + line_offset if mark is not None else None
-        reason = getattr(exc, "problem", None) or str(exc)
-        problems.append(Problem(str(path), line, None, f"not valid YAML ({reason})"))
+        return sidefiles.read_text(path, sidefiles.META_MAX_BYTES, "package file")
+    except MathJudgeError as exc:
+        problems.append(Problem(str(path), None, None, str(exc).removeprefix(f"{path}: ")))
+        return None
+
+
+def _load_yaml(text: str | None, path: Path, problems: list[Problem], line_offset: int = 0) -> Any:
+    """The parsed document (an empty one is an empty mapping), or INVALID after reporting."""
+    if text is None:
+        return INVALID
+    try:
+        loaded = safeyaml.parse(text, _LineLoader)
+    except safeyaml.YamlProblem as exc:
+        line = exc.line + line_offset if exc.line is not None else None
+        problems.append(Problem(str(path), line, None, f"not valid YAML ({exc.message})"))
         return INVALID
     return _Located() if loaded is None else loaded
 
@@ -229,7 +240,7 @@ def _read_original(
             Problem(str(folder), None, None, f"no {PROBLEM_FILE} in this problem folder")
         )
         return None
-    raw = _load_yaml(path.read_text(encoding="utf-8"), path, problems)
+    raw = _load_yaml(_read_text(path, problems), path, problems)
     fields = _fields(raw, PROBLEM_KEYS, path, "problem", problems)
     variants_raw = raw.get("variants") if isinstance(raw, dict) else None
     if variants_raw is not None and not isinstance(variants_raw, list):
@@ -350,7 +361,7 @@ def read_package(folder: Path) -> Package:
             [Problem(str(folder), None, None, f"not a problem package: no {PACKAGE_FILE}")]
         )
     meta = _fields(
-        _load_yaml(meta_path.read_text(encoding="utf-8"), meta_path, problems),
+        _load_yaml(_read_text(meta_path, problems), meta_path, problems),
         PACKAGE_KEYS,
         meta_path,
         "package",

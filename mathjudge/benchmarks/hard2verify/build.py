@@ -27,7 +27,7 @@ from mathjudge.dataio.jsonfiles import iter_jsonl, read_json
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
+from mathjudge.errors import MathJudgeError, Problem, SourceUnavailable, ValidationFailed
 
 NAME = "hard2verify"
 PINS = load_pins(NAME)  # source.yaml: the version and the (never downloaded) Hub repo
@@ -66,8 +66,8 @@ def find_source_file(source_dir: Path | None) -> Path:
             )
         if found:
             return found[0]
-    where = ", ".join(str(f) for f in folders) or "no folder given"
-    raise MathJudgeError(
+    where = ", ".join(str(f) for f in folders if f.is_dir()) or "no folder given"
+    raise SourceUnavailable(
         f"hard2verify: no decrypted data file (*.jsonl or *.json) in {where}. Hard2Verify is "
         "encrypted on the Hub: decrypt it with the authors' tool and pass --source-dir with the "
         "folder holding the file; mathjudge never downloads or redistributes it"
