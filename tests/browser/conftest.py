@@ -173,7 +173,10 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
     return built
 
 
-@pytest.fixture(scope="session")
+# One browser per test module, not per session: while Playwright's sync API is running, its event
+# loop is this thread's, so `asyncio.run` in every later test of the suite (the LLM client's)
+# would fail with "cannot be called from a running event loop".
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} missing: install it with `apt-get install -y chromium`")
