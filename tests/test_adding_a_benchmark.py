@@ -236,10 +236,14 @@ def benchmarks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     caches = (registry.names, registry.get, registry.scorer, pins.load_pins)
     for cache in caches:
         cache.cache_clear()
+    loaded = set(sys.modules)
     yield root
     for cache in caches:
         cache.cache_clear()
-    for module in [m for m in sys.modules if m.startswith("mathjudge.benchmarks.toy")]:
+    # The toy's modules, and the CLI modules first imported meanwhile: their BENCHMARK choices
+    # were made with the toy registered and would list it in every later test.
+    for module in [m for m in sys.modules if m.startswith("mathjudge.benchmarks.toy")
+                   or (m.startswith("mathjudge.cli") and m not in loaded)]:  # fmt: skip
         del sys.modules[module]
 
 
