@@ -292,5 +292,6 @@ def run_demo(
         f"synced {_repo(workdir)}: {len(synced.evaluated)} scored, "
         f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
     )
-    report.site = publish_and_render(store, workdir / "site")
+    # The demo's site stays on this machine: it may show the texts of local-only datasets.
+    report.site = publish_and_render(store, workdir / "site", local_texts=True)
     return report

@@ -295,7 +295,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         assert ": new (version 1)" in cli(*args)
     sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
-            "--quiet"]  # fmt: skip
+            "--include-local-texts", "--quiet"]  # fmt: skip
     assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
@@ -304,7 +304,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         f for f in files
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
-    assert differ == [] and len(files) > 2000
+    assert differ == [] and len(files) > 200
     assert "0 submission(s) scored, 81 unchanged, 0 removed" in cli(*sync)
 
 

@@ -141,6 +141,7 @@ NOT_OURS = {
     "utils/metrics.py",  # JudgeBench's own repository (benchmarks/judgebench/metrics.py)
     "code/run_eval.py",  # ProcessBench's (benchmarks/processbench/metrics.py)
     "src/evaluation/eval.py",  # RewardMATH's (benchmarks/reward_scoring.py, rewards.py)
+    "judges/index.html",  # a page of the built site (leaderboard/render.py), not the package
 }
 
 

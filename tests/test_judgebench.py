@@ -381,7 +381,36 @@ def test_cli_import_and_validate(mirror: Path, real_datasets: Path, tmp_path: Pa
             ],
         )
         assert result.exit_code == 0, result.output
-        assert len(list((out / benchmark).glob("*.jsonl"))) == n
+        predictions = [p for p in (out / benchmark).glob("*.jsonl") if ".details." not in p.name]
+        assert len(predictions) == n
+    # The LLM judges' own text of each game (their reasoning) is kept as details; the reward
+    # models have none.
+    upstream = [
+        json.loads(line)
+        for line in (
+            mirror
+            / "judgebench"
+            / "outputs"
+            / "dataset=judgebench,response_model=gpt-4o-2024-05-13,"
+            "judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl"
+        )
+        .read_text()
+        .splitlines()
+    ]
+    details = [
+        json.loads(x)
+        for x in (out / "judgebench" / "o1-mini-arena-hard.details.jsonl").read_text().splitlines()
+    ]
+    assert [d["item_id"] for d in details] == [u["pair_id"] for u in upstream]
+    assert (
+        details[0]["game 1, A shown first"]
+        == upstream[0]["judgments"][0]["judgment"]["response"].strip()
+    )
+    assert (
+        details[0]["game 2, B shown first"]
+        == upstream[0]["judgments"][1]["judgment"]["response"].strip()
+    )
+    assert not (out / "judgebench" / "grm-gemma-2b.details.jsonl").exists()
     meta = json.loads(
         (out / "judgebench_claude" / "claude-3-haiku-arena-hard.meta.json").read_text()
     )

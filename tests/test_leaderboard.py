@@ -10,7 +10,6 @@ import csv
 import dataclasses
 import json
 import random
-import shutil
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,8 +17,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import registry
@@ -31,6 +28,8 @@ from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site import publish_and_render
 
 SCRIPT_JUDGE = "<script>alert(1)</script>"
+MAIN = "StepMathBench: every result on all items"  # caption of the benchmark page's main table
+OUR_INLINE_SCRIPT = '<script>document.documentElement.classList.add("js")</script>'
 IMG_JUDGE = '"><img src=x onerror=alert(1)>'
 # metric -> (column label, scale, decimals) as the paper's Table 3 shows them
 PAPER = {
@@ -56,8 +55,12 @@ class Page(HTMLParser):
         self.links: list[str] = []
         self.ids: set[str] = set()
         self.h2: list[str] = []
+        self.h3: list[str] = []
+        self.badges: dict[str, list[str]] = {}  # cell text -> its source badges
         self._rows: list[list[str]] = []
         self._text: list[str] | None = None
+        self._badges: list[str] | None = None  # inside a cell's span.badges
+        self._depth = 0
         self._caption = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -65,28 +68,44 @@ class Page(HTMLParser):
         self.links += [v for k, v in attrs if k in ("href", "src") and v is not None]
         if values.get("id"):
             self.ids.add(str(values["id"]))
+        if self._badges is not None:
+            self._depth += tag == "span"
+        elif tag == "span" and values.get("class") == "badges" and self._text is not None:
+            self._badges, self._depth = [], 1
         if tag == "table":
             self._rows = []
         elif tag == "tr":
             self._rows.append([])
-        elif tag in ("th", "td", "caption", "h2"):
+        elif tag in ("th", "td", "caption", "h2", "h3"):
             self._text = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("th", "td", "caption", "h2") and self._text is not None:
+        if self._badges is not None and tag == "span":
+            self._depth -= 1
+            if self._depth == 0:
+                self._pending = self._badges
+                self._badges = None
+            return
+        if tag in ("th", "td", "caption", "h2", "h3") and self._text is not None:
             text = " ".join("".join(self._text).split())
             self._text = None
             if tag == "caption":
                 self._caption = text
-            elif tag == "h2":
-                self.h2.append(text)
+            elif tag in ("h2", "h3"):
+                getattr(self, tag).append(text)
             else:
                 self._rows[-1].append(text)
+                if getattr(self, "_pending", None) is not None:
+                    self.badges[text] = self._pending
+                    self._pending = None
         elif tag == "table":
             self.tables[self._caption] = self._rows
 
     def handle_data(self, data: str) -> None:
-        if self._text is not None:
+        if self._badges is not None:
+            if data.strip():
+                self._badges.append(data.strip())
+        elif self._text is not None:
             self._text.append(data)
 
 
@@ -240,7 +259,7 @@ def test_benchmark_page_shows_every_metric_with_paper_scale_and_ci(built: Built)
     assert set(scores) == {"close judge", "harsh judge", "constant judge", SCRIPT_JUDGE, IMG_JUDGE}
     page = parse(built.site / "stepmathbench.html")
     for (scope, subset), caption in [
-        (("overall", "all"), "All items"),
+        (("overall", "all"), MAIN),
         (("type", "Proof"), "Type: Proof"),
         (("level", "2"), "Difficulty level 2"),
     ]:
@@ -255,15 +274,16 @@ def test_benchmark_page_shows_every_metric_with_paper_scale_and_ci(built: Built)
                     assert cell == expected_cell(metric, value, low, high), (judge, key)
                 else:
                     assert cell == "—", (judge, key)  # field not submitted
-            n = judge_scores[(scope, subset, "avg_score")][3]
-            assert rows[judge][-1] == str(n)
+            n = judge_scores[(scope, subset, "corr")][3]  # the headline's
+            assert rows[judge][-2] == str(n)
+            assert page.badges[judge] == ["reproduced"]
 
 
 def test_undefined_values_show_na_and_sort_last(built: Built) -> None:
     scores = latest_scores(built.store)["constant judge"]
     assert scores[("overall", "all", "corr")][0] is None  # the store says undefined
     page = parse(built.site / "stepmathbench.html")
-    headers, rows = by_judge(page.tables["All items"])
+    headers, rows = by_judge(page.tables[MAIN])
     assert rows["constant judge"][column(headers, "corr")] == "n/a"
     assert rows["constant judge"][column(headers, "answer_corr")] == "n/a"
     assert list(rows)[-1] == "constant judge"
@@ -275,47 +295,59 @@ def test_undefined_values_show_na_and_sort_last(built: Built) -> None:
 
 def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
     page = parse(built.site / "stepmathbench.html")
-    sections = [h for h in page.h2 if h not in ("Judges compared", "Plots")]
-    assert sections[:4] == ["Overall", "By type", "By generator", "By level"]
+    assert page.h3[:3] == ["By type", "By generator", "By level"]
     assert {"Type: Calculation", "Type: Proof", "Type: Open-ended"} <= set(page.tables)
     assert {f"Difficulty level {i}" for i in (1, 2, 3)} <= set(page.tables)
-    _, rows = by_judge(page.tables["All items"])
-    assert rows[IMG_JUDGE][-2] == "80.0% partial"
-    assert rows["close judge"][-2] == "100%"
+    _, rows = by_judge(page.tables[MAIN])
+    assert rows[IMG_JUDGE][-1] == "80.0% partial"
+    assert rows["close judge"][-1] == "100%"
     con = duckdb.connect(str(built.store), read_only=True)
     (content_hash,) = con.execute("SELECT DISTINCT content_hash FROM submissions").fetchone() or ()
     con.close()
     text = (built.site / "stepmathbench.html").read_text(encoding="utf-8")
     assert content_hash in text
     assert "B = 50 resamples, seed 2" in text
-    assert "95% confidence" in text and "cluster bootstrap" in text
+    assert "95% interval" in text and "cluster bootstrap" in text
 
 
 def test_index_orders_each_benchmark_by_its_headline_with_standings(built: Built) -> None:
     """The front page's StepMathBench card: judges with a Corr value, best first, each with
-    its rank interval or the reason it has none; the leader and whether its lead holds."""
+    its rank interval or the reason it has none; the glance names the leader, the metric, its
+    direction, interval and n, and whether the lead holds."""
     page = parse(built.index)
     assert "stepmathbench.html" in page.links
-    grid = page.tables["StepMathBench: judges by Corr, best first"]
-    assert grid[0][:3] == ["Rank", "Judge", "Corr ×100 [95% CI]"]
+    grid = page.tables["StepMathBench: judges by Corr ×100, best first"]
+    assert grid[0][:3] == ["Rank", "Judge", "Corr ×100 ↑ (higher is better) [95% CI]"]
     rows = grid[1:]
-    corr = {j: s[("overall", "all", "corr")] for j, s in latest_scores(built.store).items()}
+    scores = latest_scores(built.store)
+    corr = {j: s[("overall", "all", "corr")] for j, s in scores.items()}
     # The constant judge's Corr is undefined, so it has no place in a table ordered by Corr.
     expected = sorted((j for j in corr if corr[j][0] is not None), key=lambda j: -corr[j][0])
     assert [r[1] for r in rows] == expected
     for rank, judge, cell in rows:
         assert cell.startswith(expected_cell("corr", *corr[judge][:3]))
+        assert cell.endswith(f"n={corr[judge][3]}")
         if judge == IMG_JUDGE:  # 80% of the items: shown, not ranked
             assert rank == "partial 80.0%"
         else:
             assert rank.split()[1] == "group"
     text = built.index.read_text(encoding="utf-8")
-    assert "Leads: <strong>" in text and "5 results" not in text and "4 results" in text
-    assert "5 judges" not in text
+    glance = text[text.index('class="glance"') : text.index("</section>")]
+    leader = expected[0]
+    assert f">{leader}</a>" in glance.replace("&lt;", "<").replace("&gt;", ">")
+    assert 'Corr ×100</span> <span class="dir">↑ higher is better' in glance
+    assert expected_cell("corr", *corr[leader][:3]).split(" ", 1)[1] in glance  # the interval
+    assert f"n = {corr[leader][3]}" in glance
+    assert "significant lead" in glance or "tied with" in glance
+    # One count of results on every page: all five judges, the undefined one too.
+    assert "5 results (5 reproduced)" in text
+    bench = (built.site / "stepmathbench.html").read_text(encoding="utf-8")
+    assert "5 results (5 reproduced)" in bench and "Submissions (5)" in bench
 
 
 def assert_links_resolve(site: Path) -> None:
-    """Every href/src is relative, stays inside the site, and names an existing file and id."""
+    """Every href/src is relative, stays inside the site, and names an existing file and id
+    (the item pages' fragments name an item or a filter, read by their script)."""
     for page_path in sorted(site.rglob("*.html")):
         page = parse(page_path)
         assert page.links
@@ -325,7 +357,7 @@ def assert_links_resolve(site: Path) -> None:
             target = (page_path.parent / unquote(parts.path)).resolve() if parts.path else page_path
             assert target.is_file(), f"{page_path.name}: broken link {link}"
             assert site.resolve() in target.parents
-            if parts.fragment:
+            if parts.fragment and "items" not in target.relative_to(site.resolve()).parts:
                 assert parts.fragment in parse(target).ids, f"{page_path.name}: {link}"
 
 
@@ -334,7 +366,11 @@ def test_every_relative_link_resolves_and_nothing_is_external(built: Built) -> N
     assert pages == {
         "index.html", "stepmathbench.html", "methodology.html", "downloads.html", "submit.html"
     }  # fmt: skip
-    assert len(list((built.site / "items" / "stepmathbench").glob("*.html"))) == 1001
+    # Two item pages for the benchmark's 1,000 items: the explorer and the item view.
+    assert sorted(p.name for p in (built.site / "items" / "stepmathbench").iterdir()) == [
+        "index.html",
+        "item.html",
+    ]
     assert_links_resolve(built.site)
 
 
@@ -360,13 +396,15 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
 
 def test_untrusted_strings_are_escaped_everywhere(built: Built) -> None:
     for path in built.site.glob("*.html"):
-        text = path.read_text(encoding="utf-8")
+        # base.html's own inline script (it marks the page as scripted before the first paint)
+        # is the one script element without a src; anything else would be injected.
+        text = path.read_text(encoding="utf-8").replace(OUR_INLINE_SCRIPT, "", 1)
         assert "<script>" not in text.lower() and "alert(2)</script" not in text, path.name
         assert "<img src=x" not in text and "<b>bold" not in text, path.name
     text = (built.site / "stepmathbench.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "&lt;img src=x onerror=alert(1)&gt;" in text
-    _, rows = by_judge(parse(built.site / "stepmathbench.html").tables["All items"])
+    _, rows = by_judge(parse(built.site / "stepmathbench.html").tables[MAIN])
     assert SCRIPT_JUDGE in rows and IMG_JUDGE in rows  # shown, as text
 
 
@@ -375,7 +413,7 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     with a metric the schema does not know is labelled and shown unscaled, not dropped."""
     score = {"scope": "overall", "subset": "all", "n": 3, "ci_low": 0.1, "ci_high": 0.3}
     submission = {
-        "id": "abc", "judge": "paper judge", "source": "reported",
+        "id": "abc", "judge": "paper judge", "source": "reported", "provenance": "paper",
         "citation": "<i>Some et al.</i> 2025", "coverage": 1.0, "partial": False,
         "dataset_version": "1.0.0", "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
         "created": "2025-01-01T00:00:00+00:00", "n_items": 3, "runs": 1, "runs_agg": "mean",
@@ -404,14 +442,15 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(doc), encoding="utf-8")
     render_site(tmp_path)
     page = parse(tmp_path / "stepmathbench.html")
-    headers, rows = by_judge(page.tables["All items"])
-    assert headers[1] == "Rank"  # a reported result has none: a dash
+    headers, rows = by_judge(page.tables[MAIN])
+    assert headers[1] == "Rank"  # a paper's result has none: says so
     assert headers[2].startswith("Corr ×100") and headers[3].startswith("brier")
-    assert rows["paper judge reported"][1:4] == ["—", "50.0 [10.0, 30.0]", "0.1235 [0.1, 0.3]"]
+    assert rows["paper judge"][1:4] == ["paper", "50.0 [10.0, 30.0]", "0.1235 [0.1, 0.3]"]
+    assert page.badges["paper judge"] == ["paper"]
     text = (tmp_path / "stepmathbench.html").read_text(encoding="utf-8")
     # No bootstrap line of ours for a reported result, and no contradicting "none recorded".
     assert "Bootstrap of" not in text and "none recorded" not in text
-    assert "1 result reported in papers" in text
+    assert "1 result copied from papers" in text
     assert "&lt;i&gt;Some et al.&lt;/i&gt; 2025" in text and "<i>Some" not in text
 
 
@@ -456,71 +495,3 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match="no results store"):
         publish_and_render(tmp_path / "nope.duckdb", tmp_path / "site")
     assert not (tmp_path / "site").exists()
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-@pytest.mark.parametrize("helper_items", [False, True])
-def test_the_page_process_renders_the_same_site(
-    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper_items: bool
-) -> None:
-    """The second process renders benchmark pages, plots and a share of the item pages from the
-    data files; the site is byte for byte the one a single process renders (with the helper
-    drawing only the benchmark pages and plots, and with it rendering every item page too)."""
-    from mathjudge.leaderboard import render
-    from mathjudge.leaderboard.pageprocess import PageProcess
-
-    # A benchmark page costed as free or as dear as the world: the one benchmark's item pages
-    # go to the helper, or stay here.
-    monkeypatch.setattr(render, "BENCHMARK_PAGE_COST", 0 if helper_items else 10**9)
-    alone, helped = tmp_path / "alone", tmp_path / "helped"
-    for site in (alone, helped):
-        shutil.copytree(built.site / "data", site / "data")
-    render_site(alone)
-    with PageProcess() as helper:
-        render_site(helped, helper=helper)
-    document = json.loads((helped / "data" / "leaderboard.json").read_text(encoding="utf-8"))
-    handed = render._helper_share(helped, document["benchmarks"])
-    assert handed == ({"stepmathbench"} if helper_items else set())
-    ours, theirs = _tree(alone), _tree(helped)
-    assert sorted(ours) == sorted(theirs)
-    assert len([f for f in ours if f.startswith("items/stepmathbench/")]) == 1001
-    assert [f for f in ours if ours[f] != theirs[f]] == []
-
-
-def test_item_pages_are_shared_out_so_both_processes_finish_together(tmp_path: Path) -> None:
-    """Largest benchmark first, each to the process with less work so far: with the demo's
-    item counts and 146 submissions, 1,243 item pages go to the helper and 1,270 stay here
-    (hand-computed from the costs: 900 + 1,243 against 876 + 1,270)."""
-    from mathjudge.leaderboard import render
-
-    counts = {"stepmathbench": 1000, "mrmath": 459, "opc": 434, "judgebench": 350,
-              "judgebench_claude": 270}  # fmt: skip
-    docs = []
-    (tmp_path / "data").mkdir()
-    for name, n in counts.items():
-        file = f"{name}_items.parquet"
-        pq.write_table(pa.table({"item_id": [str(i) for i in range(n)]}), tmp_path / "data" / file)
-        docs.append({"name": name, "items": {"status": "exported", "downloads": {"items": file}},
-                     "submissions": [{}] * (16 if name != "opc" else 2)})  # fmt: skip
-    docs += [{"name": f"paper-only-{i}", "items": {"status": "no reproduced judge"},
-              "submissions": [{}] * 20} for i in range(4)]  # fmt: skip
-    assert sum(len(d["submissions"]) for d in docs) == 146 and len(docs) == 9
-    assert render._helper_share(tmp_path, docs) == {"mrmath", "opc", "judgebench"}
-
-
-def test_a_failing_page_process_leaves_the_site_as_it_was(
-    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from mathjudge.leaderboard import pageprocess
-
-    out = tmp_path / "site"
-    publish_and_render(built.store, out)
-    before = _tree(out)
-    monkeypatch.setattr(pageprocess, "WORKER", "mathjudge.no_such_module")
-    with pytest.raises(MathJudgeError, match=r"process rendering pages .*\(exit 1\).*no_such"):
-        publish_and_render(built.store, out)
-    assert _tree(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

@@ -652,7 +652,21 @@ def test_importer_round_trip_through_validate_and_the_cli(
     out = tmp_path / "subs"
     result = CliRunner().invoke(main, ["import-outputs", BENCH, str(mirror), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert len(list(out.glob("*.jsonl"))) == 12 and len(list(out.glob("*.meta.json"))) == 12
+    predictions = [p for p in out.glob("*.jsonl") if ".details." not in p.name]
+    assert len(predictions) == 12 and len(list(out.glob("*.meta.json"))) == 12
+    # The verdict evaluators' whole responses (their step-by-step evaluation) are kept as details.
+    assert sorted(p.name for p in out.glob("*.details.jsonl")) == [
+        "gpt3_5_turbo.details.jsonl",
+        "gpt4.details.jsonl",
+    ]
+    first = json.loads((out / "gpt4.details.jsonl").read_text().splitlines()[0])
+    upstream = json.loads(
+        (mirror / "mr-math" / "eval_results" / "mr-math_invalid_errors" / "gpt4_eval_results.json")
+        .read_text()
+        .splitlines()[0]
+    )
+    assert first["response"] == upstream["response"].strip()
+    assert first["response"].startswith("Step-by-step Evaluation:")
     meta = json.loads((out / "reasoneval_llemma-34b.meta.json").read_text())
     assert meta["thresholds"] == {"invalid": 0.5, "redundant": -0.15}
     assert meta["source"]["commit"] == build.SOURCE.revision

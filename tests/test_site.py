@@ -9,6 +9,7 @@ difference there), and hand-counted disagreements from the raw upstream rows.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import random
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 
 from mathjudge import store as results_store
 from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.pages import judge_page
+from mathjudge.leaderboard.views import judge_page
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site import publish_and_render
@@ -149,8 +150,10 @@ def test_explorer_data_matches_hand_counted_disagreements(
     site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
 ) -> None:
     gold = {r["uid"]: r["gold_score"] for r in stepmath_rows}
-    table = pq.read_table(site["out"] / "data" / "stepmathbench_predictions.parquet")
-    rows = [r for r in table.to_pylist() if r["judge"] == "noisy judge"]
+    data = site["out"] / "data"
+    table = pq.read_table(data / "stepmathbench_predictions.parquet").to_pylist()
+    noisy = site["ids"]["noisy judge"]
+    rows = [r for r in table if r["submission_id"] == noisy and r["field"] == "score"]
     assert len(rows) == 1000
     rng = random.Random(11)  # replay the noisy judge's choices
     expected = 0
@@ -159,11 +162,38 @@ def test_explorer_data_matches_hand_counted_disagreements(
         expected += score != r["gold_score"]
     assert sum(not r["agrees"] for r in rows) == expected
     assert all(r["gold"] == gold[r["item_id"]] for r in rows)
-    partial = [r for r in table.to_pylist() if r["judge"] == MINUS_JUDGE]
+    partial = [r for r in table if r["submission_id"] == site["ids"][MINUS_JUDGE]]
     assert len(partial) == 700
+    # Per item, how many judges get it wrong: counted again here from the predictions.
+    items = pq.read_table(data / "stepmathbench_items.parquet").to_pylist()
+    wrong: dict[str, int] = {}
+    for r in table:
+        wrong[r["item_id"]] = wrong.get(r["item_id"], 0) + (not r["agrees"])
+    assert {r["item_id"]: r["judges_wrong"] for r in items} == wrong
+    assert sum(r["judges_answered"] for r in items) == 4 * 1000 + 700
+    # The judge's page says it and links into the item explorer filtered to its disagreements.
     page = (site["out"] / judge_page("reproduced", "noisy judge")).read_text(encoding="utf-8")
-    assert f"{expected} of\n    1000 disagree" in page
-    assert page.count('data-disagree="1"') == expected
+    assert f"{expected} of 1000 disagree with the gold label" in page
+    judges = site["bench"]["items"]["judges"]
+    position = [j["submission"] for j in judges].index(noisy)
+    assert f'href="../items/stepmathbench/index.html#judge={position}&amp;disagree=1"' in page
+    assert judges[position] == {"submission": noisy, "answered": 1000, "disagree": expected}
+
+
+def test_each_judge_predictions_download_is_what_it_was_scored_on(
+    site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
+) -> None:
+    submitted = _judges(stepmath_rows)
+    for judge, sid in site["ids"].items():
+        (sub,) = [s for s in site["bench"]["submissions"] if s["id"] == sid]
+        assert sub["predictions_file"] == f"predictions/{sid}.jsonl.gz"
+        with gzip.open(site["out"] / "data" / sub["predictions_file"], "rt") as handle:
+            rows = [json.loads(line) for line in handle]
+        assert {r["item_id"]: r["score"] for r in rows} == {
+            r["item_id"]: r["score"] for r in submitted[judge]
+        }
+        page = (site["out"] / judge_page("reproduced", judge)).read_text(encoding="utf-8")
+        assert f'href="../data/predictions/{sid}.jsonl.gz" download' in page
 
 
 def test_csv_neutralises_formulas_but_keeps_numbers(site: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from mathjudge.leaderboard.plots import benchmark_plots
 from mathjudge.leaderboard.render import render_site
 from mathjudge.publish.ranks import rank_judges
 from mathjudge.scoring.engine import ClusterStats
+from mathjudge.spec.document import Submission
 from mathjudge.spec.presentation import MetricSpec
 
 MAE = MetricSpec("mae", "MAE", "mean error", direction="lower")
@@ -70,8 +71,17 @@ def test_undefined_headline_is_not_ranked() -> None:
     assert [r.submission_id for r in ranked] == ["one"]
 
 
-def _sub(judge: str, source: str, scores: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {"judge": judge, "source": source, "scores": scores, "extras": extra}
+def _sub(judge: str, source: str, scores: list[dict[str, Any]], **extra: Any) -> Submission:
+    return Submission.model_validate(
+        {
+            "id": judge, "judge": judge, "source": source, "citation": None, "coverage": 1.0,
+            "partial": False, "dataset_version": "1", "content_hash": "sha256:x", "meta": {},
+            "sha256": "0" * 64, "created": "2026-01-01T00:00:00+00:00", "n_items": 4,
+            "runs": 1, "runs_agg": "mean", "fields": ["score"], "bootstrap": {},
+            "mathjudge_version": "0", "extras": extra, "scores": scores,
+            "provenance": "paper" if source == "reported" else "submitted",
+        }
+    )  # fmt: skip
 
 
 def _score(metric: str, value: float, scope: str = "overall", subset: str = "all", ci=None):
@@ -103,13 +113,13 @@ def test_plots_keep_hostile_names_as_text_and_are_deterministic() -> None:
         for i, name in enumerate(HOSTILE)
     ]
     show = registry.get("opc").presentation()
-    plots = benchmark_plots(show, {"submissions": subs})
+    plots = benchmark_plots(show, subs)
     assert [p.file for p in plots] == ["opc-tpr_tnr.svg"]
     text = _texts(plots[0].svg)
     for name in HOSTILE:
         assert name in text  # verbatim text, "$" not turned into math
     assert "<script>" not in plots[0].svg
-    assert benchmark_plots(show, {"submissions": subs})[0].svg == plots[0].svg
+    assert benchmark_plots(show, subs)[0].svg == plots[0].svg
 
 
 def test_heatmap_curves_and_bars_from_their_scores() -> None:
@@ -117,11 +127,7 @@ def test_heatmap_curves_and_bars_from_their_scores() -> None:
              for e in range(8) for p in range(8)]  # fmt: skip
     proofbench = benchmark_plots(
         registry.get("proofbench").presentation(),
-        {
-            "submissions": [
-                _sub(HOSTILE[0], "reproduced", [_score("mae", 1.0)], confusion_matrix=cells)
-            ]
-        },
+        [_sub(HOSTILE[0], "reproduced", [_score("mae", 1.0)], confusion_matrix=cells)],
     )
     assert [p.file for p in proofbench] == ["proofbench-confusion_heatmap-1.svg"]
     numbers = _texts(proofbench[0].svg).split()
@@ -130,20 +136,20 @@ def test_heatmap_curves_and_bars_from_their_scores() -> None:
                 for m, v in (("precision", 0.5), ("recall", 0.2 * k))]  # fmt: skip
     arxiv = benchmark_plots(
         registry.get("arxivmathgradingbench").presentation(),
-        {"submissions": [_sub("a", "reproduced", [_score("f1", 0.3), *k_scores])]},
+        [_sub("a", "reproduced", [_score("f1", 0.3), *k_scores])],
     )
     assert [p.file for p in arxiv] == ["arxivmathgradingbench-k_curve.svg"]
     bon = [_score(m, v, "bon", f"n={n}") for n in (1, 4, 16)
            for m, v in (("bon_score", 3 + n / 16), ("bon_oracle", 5.0), ("bon_first_n_mean", 3.0))]  # fmt: skip
     plots = benchmark_plots(
         registry.get("proofbench_bon").presentation(),
-        {"submissions": [_sub("judge", "reported", [_score("bon_score", 4.0), *bon])]},
+        [_sub("judge", "reported", [_score("bon_score", 4.0), *bon])],
     )
     text = _texts(plots[0].svg)
-    assert "oracle" in text and "mean of first n" in text and "judge (reported)" in text
+    assert "oracle" in text and "mean of first n" in text and "judge (paper)" in text
     # No judge gives the plotted metric: no figure rather than an empty one.
-    assert benchmark_plots(registry.get("stepmathbench").presentation(), {"submissions": [
-        _sub("j", "reproduced", [_score("mse", 1.0)])]}) == []  # fmt: skip
+    assert benchmark_plots(registry.get("stepmathbench").presentation(), [
+        _sub("j", "reproduced", [_score("mse", 1.0)])]) == []  # fmt: skip
 
 
 def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None:
@@ -152,7 +158,8 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     badge; the benchmark page shows its scope tab."""
     created = "2026-01-01T00:00:00+00:00"
     sub = {
-        "id": "s1", "judge": "ranker", "source": "reported", "citation": "CBU, arXiv:2601.00001",
+        "id": "s1", "judge": "ranker", "source": "reported", "provenance": "paper",
+        "citation": "CBU, arXiv:2601.00001",
         "coverage": 1.0, "partial": False, "dataset_version": "1", "content_hash": "sha256:x",
         "meta": {}, "sha256": "0" * 64, "created": created, "n_items": 4, "runs": 1,
         "runs_agg": "mean", "fields": ["score"], "bootstrap": {}, "mathjudge_version": "0",
@@ -174,6 +181,7 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     assert "ExpertMath-style</a>" in index and "AUC ×100" in index
     assert "81.2" in index and "[70.0, 90.0]" in index  # ×100, one decimal, as the spec says
     assert 'href="https://arxiv.org/abs/2601.00001"' in index
+    assert 'class="badge src-paper"' in index and "copied from a paper" in index
     page = (tmp_path / "expertmath.html").read_text(encoding="utf-8")
     assert "Originals and variants" in page and "Problems: variant" in page
 
@@ -205,5 +213,8 @@ def test_the_glance_says_why_a_lone_judge_is_not_ranked(tmp_path: Path) -> None:
     (tmp_path / "data" / "leaderboard.json").write_text(json.dumps(doc), encoding="utf-8")
     index = render_site(tmp_path).read_text(encoding="utf-8")
     glance = index[index.index('class="glance"') : index.index("</section>")]
-    assert "lonely" in glance and "no rival scored, not ranked" in glance
+    assert (
+        "lonely" in glance
+        and 'no ranking</span><span class="reason">: fewer than two comparable judges' in glance
+    )
     assert "unranked, not ranked" not in index

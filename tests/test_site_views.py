@@ -1,9 +1,9 @@
-"""The front page's view models and the item pages' names and order, on hand-made documents
-whose answers are known by construction."""
+"""The site's view models on hand-made documents whose answers are known by construction: the
+glance and its verdict under every filter, the front page's rows, the chart, the models table,
+the n of a headline computed on a subset, and the item pages' addresses."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 from pathlib import Path
@@ -13,37 +13,52 @@ import matplotlib.axes
 import pytest
 
 from mathjudge import registry
-from mathjudge.leaderboard.board import board, chart, cross_view
-from mathjudge.leaderboard.export import download_names
-from mathjudge.leaderboard.pages import item_file, natural_key
+from mathjudge.leaderboard import board as boards
+from mathjudge.leaderboard.items import natural_key, show_value
+from mathjudge.leaderboard.itemviews import item_href
+from mathjudge.leaderboard.modelpages import BenchRef, Context, cross_view
 from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.views import benchmark_view, meta_text
+from mathjudge.leaderboard.views import (
+    counts,
+    judge_ref,
+    meta_text,
+    metric_table,
+    metrics,
+    standing,
+)
+from mathjudge.spec.document import BenchmarkDocument, ModelDocument, Submission
+
+PAPER = "Some paper (arXiv:2501.00001)"
 
 
-def _score(metric: str, value: float | None, ci=None, scope="overall", subset="all"):
+def _score(metric: str, value: float | None, ci=None, scope="overall", subset="all", n=10):
     low, high = ci if ci else (None, None)
     return {"scope": scope, "subset": subset, "metric": metric, "value": value,
-            "ci_low": low, "ci_high": high, "n": 10}  # fmt: skip
+            "ci_low": low, "ci_high": high, "n": n}  # fmt: skip
 
 
-def _sub(sid: str, judge: str, source: str, value: float | None, ci=None, coverage=1.0, **kw):
+def _sub(sid: str, judge: str, provenance: str, value: float | None, ci=None, coverage=1.0,
+         metric="macro_f1", **kw: Any) -> dict[str, Any]:  # fmt: skip
     return {
-        "id": sid, "judge": judge, "source": source, "citation": None, "coverage": coverage,
-        "partial": coverage < 1, "dataset_version": "1", "content_hash": "sha256:x", "meta": {},
-        "sha256": "0" * 64, "created": "2025-01-01T00:00:00+00:00", "n_items": 10, "runs": 1,
-        "runs_agg": "mean", "fields": ["verdict"], "bootstrap": {}, "mathjudge_version": "0",
-        "extras": {}, "scores": [_score("macro_f1", value, ci)], **kw,
+        "id": sid, "judge": judge, "source": "reported" if provenance == "paper" else "reproduced",
+        "provenance": provenance, "citation": PAPER if provenance == "paper" else None,
+        "coverage": coverage, "partial": coverage < 1, "dataset_version": "1",
+        "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
+        "created": "2025-01-01T00:00:00+00:00", "n_items": 10, "runs": 1, "runs_agg": "mean",
+        "fields": ["verdict"], "bootstrap": {}, "mathjudge_version": "0", "extras": {},
+        "scores": [_score(metric, value, ci)], **kw,
     }  # fmt: skip
 
 
-def _bench(name: str, subs: list[dict[str, Any]], ranks: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "presentation": registry.get(name).presentation(),
-        "submissions": subs,
-        "ranks": ranks,
-        "downloads": download_names(name),
-    }
+def _bench(name: str, subs: list[dict[str, Any]], ranks: dict[str, Any]) -> BenchmarkDocument:
+    return BenchmarkDocument.model_validate(
+        {
+            "name": name,
+            "presentation": registry.get(name).presentation(),
+            "submissions": subs,
+            "ranks": ranks,
+        }
+    )
 
 
 def _ranked(entries: dict[str, tuple[int, int, int, int]], excluded=None) -> dict[str, Any]:
@@ -57,49 +72,137 @@ def _ranked(entries: dict[str, tuple[int, int, int, int]], excluded=None) -> dic
     }
 
 
-def test_the_leader_and_whether_its_lead_is_significant() -> None:
+def _parts(bench: BenchmarkDocument):  # type: ignore[no-untyped-def]
+    cols = metrics(bench.presentation, bench.submissions)
+    refs = {s.id: judge_ref(s) for s in bench.submissions}
+    standings = {s.id: standing(bench, s, cols.headline.label) for s in bench.submissions}
+    return cols, refs, standings, boards.entries(bench, cols, refs, standings)
+
+
+def _state(states: list[boards.FilterState], sources: tuple[str, ...], kind: str = "all") -> str:
+    return next(s.key for s in states if s.sources == sources and s.kind == kind)
+
+
+def _line(glance: boards.Glance, key: str) -> boards.GlanceLine:
+    """The line the page's script shows for a state: the one listing it, else the fallback."""
+    listed = [line for line in glance.lines if key in line.when]
+    return listed[0] if listed else next(line for line in glance.lines if line.when == ("*",))
+
+
+EXCLUDED = {
+    "p": {"kind": "reported", "text": "reported in a paper"},
+    "h": {"kind": "partial", "text": "partial: 71.7% of the items answered"},
+    "u": {"kind": "undefined", "text": "Macro F1 is undefined for it"},
+}
+
+
+def _opc(ranks: dict[str, tuple[int, int, int, int]]) -> BenchmarkDocument:
     subs = [
-        _sub("a", "alpha", "reproduced", 0.80, (0.75, 0.85)),
-        _sub("b", "beta", "reproduced", 0.70, (0.65, 0.75)),
-        _sub("p", "paper judge", "reported", 0.90),
-        _sub("h", "half", "reproduced", 0.95, (0.9, 0.99), coverage=0.717),
-        _sub("u", "undefined", "reproduced", None),
+        _sub("a", "alpha", "submitted", 0.80, (0.75, 0.85), kind="llm_judge"),
+        _sub("b", "beta", "published_outputs", 0.70, (0.65, 0.75), kind="reward_model"),
+        _sub("p", "paper judge", "paper", 0.90),
+        _sub("h", "half", "submitted", 0.95, (0.9, 0.99), coverage=0.717, kind="llm_judge"),
+        _sub("u", "undefined", "submitted", None),
     ]
-    excluded = {
-        "p": {"kind": "reported", "text": "reported in a paper"},
-        "h": {"kind": "partial", "text": "partial: 71.7% of the items answered"},
-        "u": {"kind": "undefined", "text": "Macro F1 is undefined for it"},
-    }
+    return _bench("opc", subs, _ranked(ranks, EXCLUDED))
+
+
+def test_the_glance_names_leader_metric_interval_n_and_a_verdict_that_follows_the_filters() -> None:
+    bench = _opc({"a": (1, 1, 1, 1), "b": (2, 2, 2, 2)})
+    cols, refs, _, placed = _parts(bench)
+    # By value, best first; paper and partial rows placed by value; undefined left out.
+    assert [e.judge.judge for _, e in placed] == ["half", "paper judge", "alpha", "beta"]
+    states = boards.filter_states(refs[s.id].kind for s in bench.submissions)
+    assert len(states) == 8 * 4  # every set of sources x (all, llm_judge, reward_model, unstated)
+    glance = boards.glance(bench, "Open Proof Corpus", "opc.html", cols, placed, states)
+    assert (glance.metric.name, glance.metric.direction_text) == (
+        "Macro F1 ×100",
+        "higher is better",
+    )
+    everything = _line(glance, states[0].key)
+    assert everything.default and everything.top is not None
+    assert (everything.top.judge.judge, everything.verdict) == ("alpha", "lead")
+    assert (everything.top.cell.text, everything.top.cell.ci, everything.top.cell.n) == (
+        "80.0", "[75.0, 85.0]", 10,
+    )  # fmt: skip
+    assert (
+        everything.verdict_text == "significant lead"
+        and "1 other ranked judge" in everything.reason
+    )
+    assert everything.higher is not None and everything.higher.judge.judge == "half"
+    # Only the papers' results: nothing ranked is shown, and the glance says why.
+    papers = _line(glance, _state(states, ("paper",)))
+    assert papers.top is not None and papers.top.judge.judge == "paper judge"
+    assert papers.verdict == "none" and "copied from a paper" in papers.reason
+    # Hiding the leader's source: the best shown is not called the leader of the benchmark.
+    outputs = _line(glance, _state(states, ("published_outputs", "paper")))
+    assert outputs.top is not None and outputs.top.judge.judge == "beta"
+    assert outputs.verdict == "filtered" and "alpha, is hidden by the filters" in outputs.reason
+    # A kind the leader is not: the same.
+    rewards = _line(
+        glance, _state(states, ("submitted", "published_outputs", "paper"), "reward_model")
+    )
+    assert rewards.top is not None and rewards.top.judge.judge == "beta"
+    nothing = _line(glance, _state(states, ()))
+    assert nothing.top is None and nothing.verdict == "empty"
+    # Lines are rendered once per distinct text; exactly one is the fallback.
+    assert sum(line.when == ("*",) for line in glance.lines) == 1
+    assert len({line.model_dump_json() for line in glance.lines}) == len(glance.lines)
+    # Two judges in one tie group: the lead is not significant.
+    tied = _opc({"a": (1, 1, 2, 1), "b": (2, 1, 2, 1)})
+    cols, refs, _, placed = _parts(tied)
+    line = _line(boards.glance(tied, "x", "x", cols, placed, states), states[0].key)
+    assert line.verdict == "tied" and line.verdict_text == "tied with 1" and "beta" in line.reason
+
+
+def test_the_front_page_rows_cover_the_top_of_every_filter_state() -> None:
+    subs = [_sub(f"p{i}", f"paper {i}", "paper", 0.9 - i / 100) for i in range(6)]
+    subs += [
+        _sub("a", "alpha", "submitted", 0.5, (0.4, 0.6)),
+        _sub("b", "beta", "submitted", 0.4, (0.3, 0.5)),
+    ]
+    excluded = {f"p{i}": {"kind": "reported", "text": "paper"} for i in range(6)}
     bench = _bench("opc", subs, _ranked({"a": (1, 1, 1, 1), "b": (2, 2, 2, 2)}, excluded))
-    view = benchmark_view(bench)
-    b = board(view, bench)
-    # By value, best first; reported and partial rows placed by value; undefined left out.
-    assert [r.judge for r in b.rows] == ["half", "paper judge", "alpha", "beta"]
-    assert b.total == 4 and b.n_ranked == 2
-    assert b.leader is not None and b.leader.judge == "alpha" and b.tied == ()  # alone in group 1
-    assert b.top_unranked is not None and b.top_unranked.judge == "half"
-    standing = {r.judge: r.standing for r in b.rows}
-    assert (standing["half"].kind, standing["half"].label) == ("partial", "partial 71.7%")
-    assert standing["paper judge"].rank is None and standing["alpha"].rank.text == "1"
-    # Two judges in one tie group: the lead is not significant; the leader stays listed even
-    # when it is not among the first rows.
-    tied = _bench("opc", subs, _ranked({"a": (1, 1, 2, 1), "b": (2, 1, 2, 1)}, excluded))
-    short = board(benchmark_view(tied), tied, limit=1)
-    assert [r.judge for r in short.rows] == ["half", "alpha"]
-    assert [t.judge for t in short.tied] == ["beta"]
+    cols, refs, _, placed = _parts(bench)
+    states = boards.filter_states(refs[s.id].kind for s in bench.submissions)
+    glance = boards.glance(bench, "x", "x", cols, placed, states)
+    made = boards.board(glance, placed, states, counts(bench.submissions).text, len(subs))
+    shown = [r.entry.judge.judge for r in made.rows]
+    # Everything shown: the five best values (papers) and the ranked leader below them; the
+    # reproduced-only state adds beta; the sixth paper is in no state's top five.
+    assert shown == ["paper 0", "paper 1", "paper 2", "paper 3", "paper 4", "alpha", "beta"]
+    assert [r.default for r in made.rows] == [True] * 6 + [False]
+    assert made.count_text == "8 results (2 reproduced, 6 from papers)"
+
+
+def test_a_headline_on_a_subset_shows_its_own_n() -> None:
+    """JudgeBench's headline is its math pairs: the n beside it is theirs, not all pairs'."""
+    scores = [
+        _score("math_accuracy", 0.82, (0.7, 0.9), n=56),
+        _score("accuracy", 0.6, (0.55, 0.65), n=350),
+    ]
+    sub = _sub("a", "o1-mini", "published_outputs", None, scores=scores)
+    bench = _bench("judgebench", [sub], {"status": "not ranked: fewer than two comparable judges"})
+    cols, refs, standings, placed = _parts(bench)
+    table = metric_table("x", bench, cols, "overall", "all", refs=refs, standings=standings)
+    (row,) = table.rows
+    assert row.n == 56 and row.n_mixed
+    assert [c.n for c in row.cells][:2] == [56, 350]
+    (_, entry), = placed  # fmt: skip
+    assert entry.cell.n == 56 and entry.judge.source.label == "published outputs"
 
 
 def test_the_chart_places_points_and_draws_whiskers_only_for_intervals() -> None:
     subs = [
-        _sub("a", "alpha", "reproduced", 0.5, (0.4, 0.6)),
-        _sub("p", "paper", "reported", 0.7),
+        _sub("a", "alpha", "submitted", 0.5, (0.4, 0.6)),
+        _sub("p", "paper", "paper", 0.7),
     ]
     bench = _bench("opc", subs, {"status": "not ranked: fewer than two comparable judges"})
-    view = benchmark_view(bench)
-    ch = chart(view, bench, board(view, bench).rows)
+    cols, _, _, placed = _parts(bench)
+    ch = boards.chart(cols, placed)
     # Axis: 0.4 .. 0.7, padded by 5% of 0.3 on each side -> 0.385 .. 0.715.
     (paper, alpha) = ch.rows
-    assert paper.row.judge == "paper" and (paper.low, paper.high) == (None, None)
+    assert paper.entry.judge.judge == "paper" and (paper.low, paper.high) == (None, None)
     assert paper.point == pytest.approx(round(100 * (0.7 - 0.385) / 0.33, 2))
     assert alpha.point == pytest.approx(round(100 * (0.5 - 0.385) / 0.33, 2))
     assert alpha.low == pytest.approx(round(100 * (0.4 - 0.385) / 0.33, 2))
@@ -107,42 +210,61 @@ def test_the_chart_places_points_and_draws_whiskers_only_for_intervals() -> None
     assert [t for _, t in ch.ticks] == ["40.0", "50.0", "60.0", "70.0"]  # ×100, one decimal
 
 
-def test_models_are_compared_across_benchmarks_only_where_they_have_two() -> None:
-    opc = _bench("opc", [_sub("a", "m-cot", "reproduced", 0.6), _sub("b", "m-auto", "reproduced", 0.7),
-                         _sub("c", "solo", "reproduced", 0.9)], {"status": "x"})  # fmt: skip
-    mumath = _bench("mumath", [_sub("d", "m", "reported", 0.5)], {"status": "x"})
-    docs = [opc, mumath]
-    views = [benchmark_view(d) for d in docs]
-    models = [
-        {"id": "m", "name": "Model M", "results": [
-            {"benchmark": "opc", "submission": "a", "judge": "m-cot", "source": "reproduced", "variant": "CoT"},
-            {"benchmark": "opc", "submission": "b", "judge": "m-auto", "source": "reproduced", "variant": "AutoCoT"},
-            {"benchmark": "mumath", "submission": "d", "judge": "m", "source": "reported", "variant": "CoT"},
-        ]},
-        {"id": "s", "name": "Solo", "results": [
-            {"benchmark": "opc", "submission": "c", "judge": "solo", "source": "reproduced", "variant": ""},
-        ]},
+def _context(bench: BenchmarkDocument) -> Context:
+    cols, refs, standings, _ = _parts(bench)
+    ref = BenchRef(
+        name=bench.name, title=bench.name, page=f"{bench.name}.html", metric=cols.headline
+    )
+    return Context(bench=bench, ref=ref, cols=cols, refs=refs, standings=standings, comparisons=())
+
+
+def test_models_table_labels_sources_and_keeps_pipelines_apart() -> None:
+    model = {"id": "m", "name": "Model M", "variant": ""}
+    agent = {**model, "pipeline": "StepAgent"}
+    opc = _bench("opc", [
+        _sub("a", "m-cot", "submitted", 0.6, (0.5, 0.7), model={**model, "variant": "CoT"}),
+        _sub("b", "m-auto", "paper", 0.7, model={**model, "variant": "AutoCoT"}),
+        _sub("c", "solo", "submitted", 0.9),
+        _sub("g", "m agent", "paper", 0.95, model=agent),
+    ], {"status": "x"})  # fmt: skip
+    mumath = _bench("mumath", [_sub("d", "m", "paper", 0.5, model=model),
+                               _sub("e", "m agent", "paper", 0.4, model=agent)], {"status": "x"})  # fmt: skip
+    models = [ModelDocument.model_validate({"id": "m", "name": "Model M", "results": [
+        {"benchmark": "opc", "submission": "a", "judge": "m-cot", "source": "reproduced", "variant": "CoT"},
+        {"benchmark": "opc", "submission": "b", "judge": "m-auto", "source": "reported", "variant": "AutoCoT"},
+        {"benchmark": "opc", "submission": "g", "judge": "m agent", "source": "reported", "variant": ""},
+        {"benchmark": "mumath", "submission": "d", "judge": "m", "source": "reported", "variant": "CoT"},
+        {"benchmark": "mumath", "submission": "e", "judge": "m agent", "source": "reported", "variant": ""},
+    ]})]  # fmt: skip
+    cross = cross_view([_context(opc), _context(mumath)], models)
+    # The agent built on the model is a row of its own, never the model's value.
+    assert [r.name for r in cross.rows] == ["Model M", "StepAgent (on Model M)"]
+    assert [b.name for b in cross.benchmarks] == ["opc", "mumath"]
+    opc_cell, mumath_cell = cross.rows[0].cells
+    # Best first, each candidate labelled: the paper's 70.0, then our 60.0 with its interval.
+    assert [(c.cell.text, c.judge.source.label, c.variant) for c in opc_cell.candidates] == [
+        ("70.0", "paper", "AutoCoT"),
+        ("60.0", "reproduced", "CoT"),
+    ]
+    assert opc_cell.candidates[1].cell.ci == "[50.0, 70.0]"
+    assert [c.cell.text for c in mumath_cell.candidates] == ["50.0"]
+    agent_opc = cross.rows[1].cells[0].candidates[0]
+    assert agent_opc.judge.source.pipeline == "StepAgent" and agent_opc.cell.text == "95.0"
+
+
+def test_item_views_are_addressed_safely_and_ordered_naturally() -> None:
+    assert item_href("IMOSL_2015_29::gemini/gemini-pro-2.5") == (
+        "item.html#IMOSL_2015_29%3A%3Agemini%2Fgemini-pro-2.5"
+    )
+    assert item_href('"><script>') == "item.html#%22%3E%3Cscript%3E"
+    assert sorted(["stepmath-10", "stepmath-2", "stepmath-1"], key=natural_key) == [
+        "stepmath-1", "stepmath-2", "stepmath-10",
     ]  # fmt: skip
-    cross = cross_view(views, docs, models)
-    assert [r.model["id"] for r in cross.rows] == ["m"]  # Solo is on one benchmark only
-    assert [v.name for v in cross.benchmarks] == ["opc", "mumath"]
-    best_opc, best_mumath = cross.rows[0].cells
-    assert (best_opc.judge, best_opc.variant, best_opc.cell.text) == ("m-auto", "AutoCoT", "70.0")
-    assert best_mumath.cell.text == "50.0"
-
-
-def test_item_pages_are_named_safely_and_ordered_naturally() -> None:
-    ids = ["stepmath-10", "stepmath-2", "stepmath-1", "IMOSL_2015_29::gemini/gemini-pro-2.5",
-           "A", "a", "index", "2501.01561v1", "../x"]  # fmt: skip
-    files = [item_file(i) for i in ids]
-    assert len(set(files)) == len(ids)  # distinct, also where only case differs
-    assert files[:3] == ["stepmath-10.html", "stepmath-2.html", "stepmath-1.html"]
-    assert item_file("2501.01561v1") == "2501.01561v1.html"
-    for odd in ("IMOSL_2015_29::gemini/gemini-pro-2.5", "A", "index", "../x"):
-        name = item_file(odd)
-        assert "/" not in name and not name.startswith(".") and name != "index.html"
-    assert sorted(ids[:3], key=natural_key) == ["stepmath-1", "stepmath-2", "stepmath-10"]
     assert sorted(["b-2", "a-10", "a-9"], key=natural_key) == ["a-9", "a-10", "b-2"]
+    assert [show_value("verdict", v) for v in (1, -1, 0, None)] == [
+        "correct", "incorrect", "inconclusive", "none",
+    ]  # fmt: skip
+    assert show_value("binary", 1.0, gold=True) == "correct" and show_value("score", 7.5) == "7.5"
 
 
 def test_meta_is_shown_as_a_reader_needs_it() -> None:
@@ -151,6 +273,18 @@ def test_meta_is_shown_as_a_reader_needs_it() -> None:
     assert meta_text("notes", "[]") == "none"
     assert meta_text("source", '{"repository": "x"}') == '{"repository": "x"}'
     assert meta_text("prompt", "[not JSON") == "[not JSON"
+
+
+def test_sources_are_labelled_with_their_paper_link_only_from_an_arxiv_id() -> None:
+    paper = judge_ref(Submission.model_validate(_sub("p", "x", "paper", 0.5)))
+    assert (paper.source.label, paper.source.citation_href) == (
+        "paper", "https://arxiv.org/abs/2501.00001",
+    )  # fmt: skip
+    hostile = _sub("q", "y", "paper", 0.5)
+    hostile["citation"] = "javascript:alert(1) arXiv: nothing"
+    assert judge_ref(Submission.model_validate(hostile)).source.citation_href == ""
+    ours = judge_ref(Submission.model_validate(_sub("a", "z", "submitted", 0.5, kind="rule")))
+    assert (ours.source.label, ours.kind_label) == ("reproduced", "rule")
 
 
 def test_plots_draw_no_whiskers_without_intervals_and_no_one_point_curves(monkeypatch) -> None:
@@ -164,31 +298,18 @@ def test_plots_draw_no_whiskers_without_intervals_and_no_one_point_curves(monkey
     monkeypatch.setattr(matplotlib.axes.Axes, "errorbar", spy)
     show = registry.get("stepmathbench").presentation()
     by_type = [_score("corr", 0.5, scope="type", subset=t) for t in ("Proof", "Calculation")]
-    reported = {"judge": "paper", "source": "reported", "scores": by_type, "extras": {}}
-    assert [p.file for p in benchmark_plots(show, {"submissions": [reported]})] == [
-        "stepmathbench-scope_bars.svg"
-    ]
+    reported = Submission.model_validate(_sub("p", "paper", "paper", None, scores=by_type))
+    assert [p.file for p in benchmark_plots(show, [reported])] == ["stepmathbench-scope_bars.svg"]
     assert drawn == []  # the paper gives no interval: none drawn
-    ours = {"judge": "ours", "source": "reproduced", "extras": {},
-            "scores": [_score("corr", 0.4, (0.3, 0.5), "type", "Proof"),
-                       _score("corr", 0.6, None, "type", "Calculation")]}  # fmt: skip
-    benchmark_plots(show, {"submissions": [ours]})
+    ours = Submission.model_validate(_sub("o", "ours", "submitted", None, scores=[
+        _score("corr", 0.4, (0.3, 0.5), "type", "Proof"),
+        _score("corr", 0.6, None, "type", "Calculation"),
+    ]))  # fmt: skip
+    benchmark_plots(show, [ours])
     assert drawn == [1]  # one whisker, for the one value with an interval
     one_n = [_score("bon_score", 4.1, scope="bon", subset="n=16"), _score("bon_score", 4.1)]
-    bon = {"judge": "j", "source": "reported", "scores": one_n, "extras": {}}
-    assert (
-        benchmark_plots(registry.get("proofbench_bon").presentation(), {"submissions": [bon]}) == []
-    )
-
-
-def test_benchmark_view_keeps_bootstrap_lines_of_reproduced_results_only() -> None:
-    subs = [
-        _sub("a", "alpha", "reproduced", 0.8, (0.7, 0.9), bootstrap={"B": 1000, "seed": 4}),
-        _sub("p", "paper", "reported", 0.9),
-    ]
-    view = benchmark_view(_bench("opc", subs, {"status": "x"}))
-    assert view.bootstraps == ("B = 1000 resamples, seed 4",) and view.n_reported == 1
-    assert dataclasses.asdict(view.headline)["key"] == "macro_f1"
+    bon = Submission.model_validate(_sub("j", "j", "paper", None, scores=one_n))
+    assert benchmark_plots(registry.get("proofbench_bon").presentation(), [bon]) == []
 
 
 def test_vendored_katex_matches_its_recorded_checksums() -> None:

@@ -101,7 +101,12 @@ def test_import_outputs_reads_either_form(mirror: Path, tmp_path: Path) -> None:
         result = cli("import-outputs", "mrmath", "--source-dir", str(given), "--out", str(out))
         assert result.exit_code == 0, result.output
         assert f"mrmath: source {mirror / 'mr-math'} (" in result.output
-        assert len(list(out.glob("*.jsonl"))) == 12
+        # twelve judges' predictions, and the step-by-step texts of GPT-4 and GPT-3.5 beside them
+        assert len([p for p in out.glob("*.jsonl") if not p.name.endswith(".details.jsonl")]) == 12
+        assert sorted(p.name for p in out.glob("*.details.jsonl")) == [
+            "gpt3_5_turbo.details.jsonl",
+            "gpt4.details.jsonl",
+        ]
 
 
 def test_the_demo_wants_a_root(mirror: Path, tmp_path: Path) -> None:

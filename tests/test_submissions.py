@@ -210,7 +210,7 @@ def test_the_site_is_a_function_of_the_repository(
     a, b = sites
     pages = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert pages == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    assert len(pages) > 1000
+    assert len(pages) > 50 and Path("data/items/stepmathbench/index.js") in pages
     assert [p for p in pages if (a / p).read_bytes() != (b / p).read_bytes()] == []
 
 

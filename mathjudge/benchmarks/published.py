@@ -1,6 +1,7 @@
 """Published judge outputs as ordinary submissions: the file layout every benchmark folder's
-`outputs.py` writes (`<slug>.jsonl` predictions + `<slug>.meta.json`), so a paper's raw
-per-item judgments are validated and scored like any submitted judge."""
+`outputs.py` writes (`<slug>.jsonl` predictions + `<slug>.meta.json`, and
+`<slug>.details.jsonl` where the outputs carry the judge's own text, e.g. its reasoning), so a
+paper's raw per-item judgments are validated, scored and shown like any submitted judge's."""
 
 from __future__ import annotations
 

@@ -17,6 +17,17 @@ def leaderboard() -> None:
     """The static leaderboard site."""
 
 
+# The texts of local-only datasets (their spec's `local_only`) stay out of a site meant for
+# publishing; a site that never leaves this machine may show them.
+LOCAL_TEXTS = click.option(
+    "--include-local-texts",
+    "local_texts",
+    is_flag=True,
+    help="Show the texts of local-only datasets (and judges' details on them); only for a site "
+    "that stays on this machine.",
+)
+
+
 @leaderboard.command("build")
 @STORE
 @click.option(
@@ -30,7 +41,8 @@ def leaderboard() -> None:
     metavar="NAME",
     help="Also freeze this build as site/releases/NAME/ (refused if NAME exists).",
 )
-def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
+@LOCAL_TEXTS
+def leaderboard_build(store: Path, out: Path, release: str | None, local_texts: bool) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
     from mathjudge.site import publish_and_render
@@ -39,7 +51,9 @@ def leaderboard_build(store: Path, out: Path, release: str | None) -> None:
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
     check_store_path(store)
-    index = publish_and_render(store, out, release=release, on_skip=_skipped)
+    index = publish_and_render(
+        store, out, release=release, local_texts=local_texts, on_skip=_skipped
+    )
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 
@@ -114,6 +128,7 @@ def leaderboard_init(directory: Path, wheel: Path | None) -> None:
     "or its reported/ folder, as for --source-dir.",
 )
 @click.option("--no-site", is_flag=True, help="Update the store only.")
+@LOCAL_TEXTS
 @BOOTSTRAP
 @DATASETS
 @QUIET
@@ -123,6 +138,7 @@ def leaderboard_sync(
     out: Path,
     reported: Path | None,
     no_site: bool,
+    local_texts: bool,
     n_boot: int,
     datasets_dir: Path,
     quiet: bool,
@@ -159,7 +175,7 @@ def leaderboard_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_and_render(store, out, on_skip=_skipped)
+        index = publish_and_render(store, out, local_texts=local_texts, on_skip=_skipped)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

@@ -1,200 +1,260 @@
-"""View models of the front page: per benchmark a table ordered by the headline metric with the
-leader and whether its lead is significant, and the cross-benchmark view of models.
+"""Who leads each benchmark, and whether the lead is real: the glance, the verdicts and the
+front page's boards, for every state of the page's filters.
 
 Every submission has a standing: a rank interval and tie group when it was ranked (publish
 ranks a judge only against judges scored on the same item set at full coverage), otherwise the
-reason it is shown unranked. Reported rows are placed by value and badged, never given a rank.
+reason it is shown unranked. Results copied from papers are placed by value and badged, never
+ranked.
+
+The filters (which sources, which kind of judge) change who is shown, so the glance and the
+verdicts are computed here for every filter state a page offers and rendered once per distinct
+text, each tagged with the states it answers (`data-when`); the page's script shows the one of
+the current state. Without the script the default state (everything) is what a reader sees.
+The ranks themselves never change with a filter: they are statistics of all ranked judges.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import math
+from collections.abc import Iterable
+from typing import Literal
 
-from mathjudge.leaderboard.pages import RankInfo, judge_page, model_page, rank_info
-from mathjudge.leaderboard.views import BenchmarkView, Cell, percent, rank_key, score_cell
+from mathjudge.leaderboard.views import (
+    PROVENANCES,
+    Cell,
+    JudgeRef,
+    Metrics,
+    MetricView,
+    Standing,
+    View,
+    overall_scores,
+    rank_key,
+    score_cell,
+)
+from mathjudge.spec.document import BenchmarkDocument, Submission
 
 FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
-
-# Short badge text per reason a submission is not ranked (the full reason is its title).
-LABELS = {
-    "reported": "reported",
-    "example": "example data",
-    "other dataset": "other build",
-    "alone": "no rival scored",
-    "undefined": "undefined",
-    "not ranked": "unranked",
-}
+ALL_KINDS = "all"
 
 
-@dataclass(frozen=True)
-class Standing:
-    rank: RankInfo | None
-    kind: str  # "ranked" or why not (see `LABELS`)
-    label: str  # short badge text ("" when ranked)
-    text: str  # the reason in words
+class FilterState(View):
+    sources: tuple[str, ...]  # provenances shown, in PROVENANCES order
+    kind: str  # a kind key, or ALL_KINDS
+
+    @property
+    def key(self) -> str:
+        """The state's name as the page's script spells it from its controls: the shown
+        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind."""
+        bits = sum(1 << i for i, p in enumerate(PROVENANCES) if p in self.sources)
+        return f"{bits}-{self.kind}"
+
+    def shows(self, sub: Submission, kind: str) -> bool:
+        return sub.provenance in self.sources and self.kind in (ALL_KINDS, kind)
 
 
-def standing(bench: dict[str, Any], sub: dict[str, Any], headline_label: str) -> Standing:
-    rank = rank_info(bench, sub["id"])
-    if rank is not None:
-        return Standing(rank, "ranked", "", f"rank {rank.text}, tie group {rank.group}")
-    why = bench.get("ranks", {}).get("excluded", {}).get(sub["id"])
-    if why is None:
-        return Standing(None, "not ranked", "unranked", bench.get("ranks", {}).get("status", ""))
-    kind = why["kind"]
-    if kind == "partial":
-        label = f"partial {percent(sub['coverage'])}"
-    elif kind == "no headline":
-        label = f"no {headline_label}"
-    else:
-        label = LABELS.get(kind, "unranked")
-    return Standing(None, kind, label, why["text"])
+def filter_states(kinds: Iterable[str]) -> list[FilterState]:
+    """Every combination of shown sources with every kind choice (all, or one kind); the
+    first is the default, everything shown."""
+    subsets = [
+        tuple(p for i, p in enumerate(PROVENANCES) if mask >> i & 1)
+        for mask in range(2 ** len(PROVENANCES) - 1, -1, -1)
+    ]
+    choices = [ALL_KINDS, *sorted(set(kinds))]
+    return [FilterState(sources=s, kind=k) for s in subsets for k in choices]
 
 
-@dataclass(frozen=True)
-class BoardRow:
-    judge: str
-    source: str
-    citation: str | None
-    page: str
-    cell: Cell
+class Entry(View):
+    """A submission with a headline value, as the boards and the glance place it."""
+
+    judge: JudgeRef
     standing: Standing
-    model: dict[str, str] | None
-
-
-@dataclass(frozen=True)
-class Board:
-    """One benchmark's section on the front page."""
-
-    bench: BenchmarkView
-    rows: tuple[BoardRow, ...]  # the first FRONT_ROWS by value (plus the leader if below)
-    total: int  # judges with a headline value
-    leader: BoardRow | None  # the best ranked judge
-    tied: tuple[BoardRow, ...]  # others in the leader's tie group
-    n_ranked: int
-    top_unranked: BoardRow | None  # a higher value that is not ranked (reported, partial...)
-    status: str
-
-
-def board(view: BenchmarkView, bench: dict[str, Any], limit: int | None = FRONT_ROWS) -> Board:
-    """The benchmark's judges with a headline value, best first; `limit` rows (None: all)."""
-    rows = []
-    for sub in bench["submissions"]:
-        overall = overall_scores(sub)
-        score = overall.get(view.headline.key)
-        if score is None or score["value"] is None:
-            continue
-        rows.append(
-            (
-                rank_key(view.headline, overall),
-                sub["judge"].casefold(),
-                BoardRow(
-                    judge=sub["judge"],
-                    source=sub["source"],
-                    citation=sub["citation"],
-                    page=judge_page(sub["source"], sub["judge"]),
-                    cell=score_cell(view.headline, score),
-                    standing=standing(bench, sub, view.headline.label),
-                    model=sub.get("model"),
-                ),
-            )
-        )
-    rows.sort(key=lambda r: (r[0], r[1]))
-    ordered = [r[2] for r in rows]
-    ranked = sorted(
-        (r for r in ordered if r.standing.rank is not None),
-        key=lambda r: (r.standing.rank.point, r.judge.casefold()),  # type: ignore[union-attr]
-    )
-    leader = ranked[0] if ranked else None
-    tied = tuple(
-        r
-        for r in ranked[1:]
-        if leader is not None and r.standing.rank.group == leader.standing.rank.group  # type: ignore[union-attr]
-    )
-    shown = ordered[:limit] if limit is not None else list(ordered)
-    if leader is not None and leader not in shown:
-        shown.append(leader)
-    top = ordered[0] if ordered else None
-    return Board(
-        bench=view,
-        rows=tuple(shown),
-        total=len(ordered),
-        leader=leader,
-        tied=tied,
-        n_ranked=len(ranked),
-        top_unranked=top if top is not None and top is not leader else None,
-        status=bench.get("ranks", {}).get("status", ""),
-    )
-
-
-def overall_scores(sub: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    overall = ("overall", "all")
-    return {s["metric"]: s for s in sub["scores"] if (s["scope"], s["subset"]) == overall}
-
-
-@dataclass(frozen=True)
-class CrossCell:
     cell: Cell
-    judge: str
-    variant: str
 
 
-@dataclass(frozen=True)
-class CrossRow:
-    model: dict[str, Any]
+class GlanceLine(View):
+    """One benchmark in one line: leader, value with metric, direction, n and interval, and
+    the verdict. `when`: the filter states it answers ("*": every state no other line
+    answers)."""
+
+    when: tuple[str, ...]
+    default: bool
+    top: Entry | None  # the leader, else the highest value shown
+    verdict: Literal["lead", "tied", "filtered", "none", "empty"]
+    verdict_text: str  # "significant lead", "tied with 2 others", "no ranking"
+    reason: str  # why, in words
+    higher: Entry | None  # a higher value that is not ranked (a paper's, a partial judge's)
+
+
+class Glance(View):
+    name: str
+    title: str
     page: str
-    cells: tuple[CrossCell | None, ...]
+    metric: MetricView
+    lines: tuple[GlanceLine, ...]
 
 
-@dataclass(frozen=True)
-class CrossView:
-    """Models with results on two or more benchmarks: each one's best headline value per
-    benchmark (over its variants), with the judge it came from."""
-
-    benchmarks: tuple[BenchmarkView, ...]
-    rows: tuple[CrossRow, ...]
+class BoardRow(View):
+    entry: Entry
+    when: tuple[str, ...]  # states whose top rows include it
+    default: bool
 
 
-def cross_view(
-    views: list[BenchmarkView], docs: list[dict[str, Any]], models: list[dict[str, Any]]
-) -> CrossView:
-    index = {d["name"]: i for i, d in enumerate(docs)}
-    subs = {(d["name"], s["id"]): s for d in docs for s in d["submissions"]}
-    wide = [m for m in models if len({r["benchmark"] for r in m["results"]}) >= 2]
-    used = sorted({index[r["benchmark"]] for m in wide for r in m["results"]})
-    rows = []
-    for model in sorted(wide, key=lambda m: m["name"].casefold()):
-        cells: list[CrossCell | None] = []
-        for b in used:
-            view = views[b]
-            best = None
-            for r in model["results"]:
-                if r["benchmark"] != view.name:
-                    continue
-                overall = overall_scores(subs[(view.name, r["submission"])])
-                score = overall.get(view.headline.key)
-                if score is None or score["value"] is None:
-                    continue
-                key = rank_key(view.headline, overall)
-                if best is None or key < best[0]:
-                    cell = score_cell(view.headline, score)
-                    best = (key, CrossCell(cell, r["judge"], r["variant"]))
-            cells.append(best[1] if best else None)
-        rows.append(CrossRow(model, model_page(model["id"]), tuple(cells)))
-    return CrossView(tuple(views[b] for b in used), tuple(rows))
+class Board(View):
+    """One benchmark's card on the front page: its glance lines and its top rows for every
+    filter state (the script shows the first FRONT_ROWS rows the filters let through)."""
+
+    glance: Glance
+    rows: tuple[BoardRow, ...]
+    total: int  # the benchmark's results (the count every page prints)
+    count_text: str
 
 
-@dataclass(frozen=True)
-class ChartRow:
-    row: BoardRow
+def entries(
+    bench: BenchmarkDocument,
+    cols: Metrics,
+    refs: dict[str, JudgeRef],
+    standings: dict[str, Standing],
+) -> list[tuple[Submission, Entry]]:
+    """Submissions with a defined headline value, best first."""
+    out = []
+    for sub in bench.submissions:
+        scores = overall_scores(sub)
+        score = scores.get(cols.headline_spec.key)
+        if score is None or score.value is None:
+            continue
+        key = (rank_key(cols.headline_spec, scores), sub.judge.casefold(), sub.id)
+        entry = Entry(
+            judge=refs[sub.id],
+            standing=standings[sub.id],
+            cell=score_cell(cols.headline_spec, score),
+        )
+        out.append((key, sub, entry))
+    out.sort(key=lambda r: r[0])
+    return [(sub, entry) for _, sub, entry in out]
+
+
+def glance_line(
+    bench: BenchmarkDocument,
+    placed: list[tuple[Submission, Entry]],
+    state: FilterState,
+) -> GlanceLine:
+    """The glance for one filter state (`when` left empty; `glance` groups states)."""
+    shown = [e for s, e in placed if state.shows(s, e.judge.kind)]
+    ranked = sorted(
+        (e for e in shown if e.standing.rank_point is not None),
+        key=lambda e: (e.standing.rank_point, e.judge.judge.casefold()),
+    )
+    everyone = [e for _, e in placed if e.standing.rank_point is not None]
+    n_ranked = len(bench.ranks.judges)
+    top = ranked[0] if ranked else (shown[0] if shown else None)
+    higher = shown[0] if ranked and shown and shown[0] is not ranked[0] else None
+    common = {"when": (), "default": False, "top": top, "higher": higher}
+    if top is None:
+        if bench.submissions and placed:
+            return GlanceLine(
+                **common, verdict="empty", verdict_text="nothing shown",
+                reason="the filters hide every result of this benchmark",
+            )  # fmt: skip
+        return GlanceLine(
+            **common, verdict="empty", verdict_text="no result",
+            reason="no judge gives the headline metric yet",
+        )  # fmt: skip
+    if not ranked:
+        if top.judge.source.reported:
+            why = "copied from a paper, which is never ranked"
+        elif n_ranked:
+            why = f"{top.standing.text}; no ranked judge is shown"
+        else:
+            why = bench.ranks.status.removeprefix("not ranked: ")
+        return GlanceLine(**common, verdict="none", verdict_text="no ranking", reason=why)
+    leader = ranked[0]
+    group = [e for e in everyone if e.standing.group == leader.standing.group and e is not leader]
+    best = min(everyone, key=lambda e: e.standing.rank_point or math.inf)
+    if leader is not best:
+        return GlanceLine(
+            **common, verdict="filtered", verdict_text="best of those shown",
+            reason=f"{leader.standing.text}; the overall leader, {best.judge.judge}, is hidden "
+            "by the filters",
+        )  # fmt: skip
+    if not group:
+        others = n_ranked - 1
+        return GlanceLine(
+            **common, verdict="lead", verdict_text="significant lead",
+            reason=f"alone in tie group {leader.standing.group}: better than each of the "
+            f"{others} other ranked judge{'' if others == 1 else 's'} (paired bootstrap, 5% "
+            "level)",
+        )  # fmt: skip
+    names = ", ".join(e.judge.judge for e in group)
+    hidden = sum(1 for e in group if e not in shown)
+    return GlanceLine(
+        **common, verdict="tied", verdict_text=f"tied with {len(group)}",
+        reason=f"tie group {leader.standing.group} also holds {names}: the data cannot tell "
+        "them apart" + (f" ({hidden} hidden by the filters)" if hidden else ""),
+    )  # fmt: skip
+
+
+def glance(
+    bench: BenchmarkDocument,
+    title: str,
+    page: str,
+    cols: Metrics,
+    placed: list[tuple[Submission, Entry]],
+    states: list[FilterState],
+) -> Glance:
+    """The glance of every state, one line per distinct content."""
+    lines: dict[str, tuple[GlanceLine, list[str]]] = {}
+    for state in states:
+        line = glance_line(bench, placed, state)
+        key = line.model_dump_json()
+        lines.setdefault(key, (line, []))[1].append(state.key)
+    default = states[0].key
+    widest = max(len(keys) for _, keys in lines.values())
+    found, fallback = [], False
+    for line, keys in lines.values():
+        # The line answering the most states is the fallback ("*"): the others list theirs.
+        when = ("*",) if len(keys) == widest and not fallback else tuple(keys)
+        fallback = fallback or when == ("*",)
+        found.append(line.model_copy(update={"when": when, "default": default in keys}))
+    return Glance(name=bench.name, title=title, page=page, metric=cols.headline, lines=tuple(found))
+
+
+def board(
+    glanced: Glance,
+    placed: list[tuple[Submission, Entry]],
+    states: list[FilterState],
+    count_text: str,
+    total: int,
+) -> Board:
+    """The rows any filter state shows first (its FRONT_ROWS best, and its leader), in one
+    order; each row knows the states it is shown for."""
+    when: dict[str, list[str]] = {}
+    for state in states:
+        shown = [(s, e) for s, e in placed if state.shows(s, e.judge.kind)]
+        top = [s.id for s, _ in shown[:FRONT_ROWS]]
+        ranked = [(s, e) for s, e in shown if e.standing.rank_point is not None]
+        if ranked:
+            leader = min(ranked, key=lambda r: r[1].standing.rank_point or math.inf)[0].id
+            if leader not in top:
+                top.append(leader)
+        for sid in top:
+            when.setdefault(sid, []).append(state.key)
+    default = states[0].key
+    rows = tuple(
+        BoardRow(entry=e, when=tuple(when[s.id]), default=default in when[s.id])
+        for s, e in placed
+        if s.id in when
+    )
+    return Board(glance=glanced, rows=rows, total=total, count_text=count_text)
+
+
+class ChartRow(View):
+    entry: Entry
     point: float  # percent of the axis
     low: float | None  # whisker, percent of the axis (None: no interval, none drawn)
     high: float | None
 
 
-@dataclass(frozen=True)
-class Chart:
+class Chart(View):
     """A judge-comparison chart drawn in HTML and CSS: each judge's point estimate with its
     95% CI as a whisker, in table order (best first). Values without an interval (reported
     rows) get no whisker."""
@@ -203,37 +263,39 @@ class Chart:
     ticks: tuple[tuple[float, str], ...]  # (percent of the axis, label)
 
 
-def chart(view: BenchmarkView, bench: dict[str, Any], rows: tuple[BoardRow, ...]) -> Chart:
-    subs = {(s["source"], s["judge"]): overall_scores(s) for s in bench["submissions"]}
-    spec = view.headline
+def chart(cols: Metrics, placed: list[tuple[Submission, Entry]]) -> Chart:
+    spec = cols.headline_spec
     points = []
-    for row in rows:
-        score = subs[(row.source, row.judge)][spec.key]
-        low, high = score["ci_low"], score["ci_high"]
+    for sub, entry in placed:
+        score = overall_scores(sub)[spec.key]
+        assert score.value is not None  # `entries` keeps defined values only
+        low, high = score.ci_low, score.ci_high
         interval = (low, high) if low is not None and high is not None else None
-        points.append((row, score["value"], interval))
+        points.append((entry, score.value, interval))
     values = [v for _, v, _ in points] + [x for _, _, ci in points if ci for x in ci]
     if not values:
-        return Chart((), ())
+        return Chart(rows=(), ticks=())
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.05 or max(abs(hi), 1e-9) * 0.05
     lo, hi = lo - pad, hi + pad
 
     def at(x: float) -> float:
-        return float(round(100 * (x - lo) / (hi - lo), 2))
+        return round(100 * (x - lo) / (hi - lo), 2)
 
-    out = tuple(
-        ChartRow(row, at(v), at(ci[0]) if ci else None, at(ci[1]) if ci else None)
-        for row, v, ci in points
+    rows = tuple(
+        ChartRow(
+            entry=entry,
+            point=at(v),
+            low=at(ci[0]) if ci else None,
+            high=at(ci[1]) if ci else None,
+        )
+        for entry, v, ci in points
     )
-    ticks = tuple((at(x), spec.format(x)) for x in _ticks(lo, hi))
-    return Chart(out, ticks)
+    return Chart(rows=rows, ticks=tuple((at(x), spec.format(x)) for x in _ticks(lo, hi)))
 
 
 def _ticks(lo: float, hi: float) -> list[float]:
     """Up to six round values inside (lo, hi)."""
-    import math
-
     span = hi - lo
     step = 10 ** math.floor(math.log10(span / 5))
     for factor in (1, 2, 5, 10):

@@ -1,174 +1,186 @@
-"""View models of the cross-benchmark pages: one page per judge with its item explorer, and
-where each item's page is (`ItemLocator`).
+"""View models of the benchmark pages, the judge pages and the judges' index.
 
-Like `views`, everything is plain strings and numbers ready to print; untrusted text is escaped
-by the templates. A judge is a (source, name) pair: a reported row and a reproduced row with the
-same name are different results and get different pages.
+A benchmark page reads top down as a reader on a phone wants it: the verdict in one line, the
+board (every judge, its rank or why none, the headline with its interval and n), then the
+chart, the scopes, the reproductions, and the methodology folded away. A judge page lists its
+results on every benchmark with its predictions and meta to download and a way into the item
+explorer filtered to it. A judge is a (source, name) pair: a reported row and a reproduced row
+with the same name are different results and get different pages.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime
 
-import pyarrow as pa
-
-from mathjudge.leaderboard.views import BenchmarkView
-
-
-@dataclass(frozen=True)
-class RankInfo:
-    text: str  # "1" or "1–3"
-    point: int
-    group: int
-    low: int
-    high: int
-
-
-def judge_key(sub: dict[str, Any]) -> tuple[str, str]:
-    return (sub["source"], sub["judge"])
-
-
-def judge_page(source: str, judge: str) -> str:
-    """A file name safe on every file system; the hash keeps distinct judges apart."""
-    digest = hashlib.sha256(f"{source}\0{judge}".encode()).hexdigest()[:10]
-    slug = re.sub(r"[^a-z0-9]+", "-", judge.casefold()).strip("-")[:40].strip("-") or "judge"
-    return f"judges/{slug}-{digest}.html"
+from mathjudge.leaderboard.board import Chart, Glance
+from mathjudge.leaderboard.modelpages import BenchRef, ComparisonView
+from mathjudge.leaderboard.views import (
+    KIND_LABEL,
+    PROVENANCE_FILTER,
+    PROVENANCES,
+    UNSTATED,
+    Counts,
+    JudgeRef,
+    Metrics,
+    Section,
+    Standing,
+    Table,
+    View,
+    bootstrap_text,
+    kind_label,
+    meta_items,
+    percent,
+)
+from mathjudge.spec.document import BenchmarkDocument, ItemData, Submission
 
 
-def model_page(model_id: str) -> str:
-    """Model ids are checked file names (the alias table's pattern)."""
-    return f"models/{model_id}.html"
+class Option(View):
+    value: str
+    label: str
 
 
-def rank_info(bench: dict[str, Any], sid: str) -> RankInfo | None:
-    entry = bench.get("ranks", {}).get("judges", {}).get(sid)
-    if entry is None:
-        return None
-    low, high = entry["rank_low"], entry["rank_high"]
-    text = str(low) if low == high else f"{low}–{high}"
-    return RankInfo(text, entry["rank"], entry["group"], low, high)
+class Filters(View):
+    """The filter controls of a page: which sources and kinds its results have."""
+
+    sources: tuple[Option, ...]
+    kinds: tuple[Option, ...]  # empty: one kind only, no kind filter
+    columns: bool  # whether the page has metric columns to choose
 
 
-@dataclass(frozen=True)
-class ExplorerRow:
-    item_id: str
-    href: str  # item text page + anchor
-    cells: tuple[tuple[str, str, bool], ...]  # per field: gold, prediction, agrees
-    disagrees: bool
+def filters(subs: list[Submission], *, columns: bool = False) -> Filters:
+    present = {s.provenance for s in subs}
+    kinds = sorted({s.kind if s.kind in KIND_LABEL else UNSTATED for s in subs})
+    return Filters(
+        sources=tuple(
+            Option(value=p, label=PROVENANCE_FILTER[p]) for p in PROVENANCES if p in present
+        ),
+        kinds=tuple(Option(value=k, label=kind_label(k)) for k in kinds) if len(kinds) > 1 else (),
+        columns=columns,
+    )
 
 
-@dataclass(frozen=True)
-class Explorer:
-    labels: tuple[str, ...]
-    rows: tuple[ExplorerRow, ...]
-    n_disagree: int
-    download: str
+def when(iso: str | None) -> str:
+    """Stored timestamps in one zone and to the minute: enough to tell submissions apart."""
+    if iso is None:
+        return "none"
+    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-@dataclass(frozen=True)
-class JudgeEntry:
-    bench: BenchmarkView
-    submission: dict[str, Any]
-    scores: Any  # views.Table of the overall scores, this judge only
-    standing: Any  # board.Standing: its rank, or why it has none
+class SubmissionView(View):
+    judge: JudgeRef
+    id: str
+    created: str
+    n_items: int
+    coverage: str
+    partial: bool
+    runs: str  # "3 (median)"
+    fields: str
+    bootstrap: str
+    dataset: str  # "1.0.0" or "the paper's own copy"
+    content_hash: str  # "" for a paper's result
+    example: bool
+    meta: tuple[tuple[str, str], ...]
+    meta_file: str | None  # under data/
+    predictions_file: str | None  # under data/
+    sha256: str
+
+
+def submission_view(sub: Submission, ref: JudgeRef) -> SubmissionView:
+    paper = sub.provenance == "paper"
+    return SubmissionView(
+        judge=ref,
+        id=sub.id,
+        created=when(sub.created),
+        n_items=sub.n_items,
+        coverage=percent(sub.coverage),
+        partial=sub.partial or sub.coverage < 1,
+        runs=f"{sub.runs}" + (f" ({sub.runs_agg})" if sub.runs > 1 else ""),
+        fields=", ".join(sub.fields),
+        bootstrap="the paper's" if paper else bootstrap_text(sub.bootstrap),
+        dataset="the paper's own copy" if paper else sub.dataset_version,
+        content_hash="" if paper else sub.content_hash,
+        example=sub.example,
+        meta=meta_items(sub.meta),
+        meta_file=sub.meta_file,
+        predictions_file=sub.predictions_file,
+        sha256=sub.sha256,
+    )
+
+
+class PlotView(View):
+    file: str  # under plots/
+    title: str
+    alt: str
+    wide: bool
+
+
+class DatasetFact(View):
+    version: str
+    content_hash: str
+    judges: int
+
+
+class BenchmarkPage(View):
+    ref: BenchRef
+    summary: str
+    notes: tuple[str, ...]
+    metrics: Metrics
+    glance: Glance
+    counts: Counts
+    filters: Filters
+    table: Table  # overall, every judge, with ranks
+    chart: Chart
+    sections: tuple[Section, ...]  # the other scopes
+    comparisons: tuple[ComparisonView, ...]
+    plots: tuple[PlotView, ...]
+    submissions: tuple[SubmissionView, ...]
+    datasets: tuple[DatasetFact, ...]
+    bootstraps: tuple[str, ...]  # of the reproduced results (reported ones carry none of ours)
+    ranks_status: str
     n_ranked: int
-    explorer: Explorer | None
+    cluster_label: str
+    csv_file: str
+    json_file: str
+    items: ItemData
+    items_page: str  # "" when the benchmark has no item data
+    dataset_page: str  # "" when the dataset has no page
 
 
-@dataclass(frozen=True)
-class JudgeView:
+def dataset_facts(bench: BenchmarkDocument) -> tuple[DatasetFact, ...]:
+    """The builds the reproduced judges were scored on (reported rows name none)."""
+    seen: dict[tuple[str, str], int] = {}
+    for s in bench.submissions:
+        if s.provenance != "paper":
+            key = (s.dataset_version, s.content_hash)
+            seen[key] = seen.get(key, 0) + 1
+    return tuple(
+        DatasetFact(version=v, content_hash=h, judges=n) for (v, h), n in sorted(seen.items())
+    )
+
+
+class JudgeEntry(View):
+    bench: BenchRef
+    submission: SubmissionView
+    scores: Table  # overall scores, this judge only
+    standing: Standing
+    explorer: str  # link into the item explorer filtered to this judge ("" without items)
+    n_disagree: int | None  # items where it disagrees with gold (None: not compared)
+    n_answered: int
+
+
+class JudgePage(View):
     judge: str
     source: str
-    citation: str | None
+    ref: JudgeRef  # of its first entry (source, kind and model as on every table)
     page: str
     entries: tuple[JudgeEntry, ...]
 
 
-def show_value(kind: str, value: float | None, *, gold: bool = False) -> str:
-    if value is None:
-        return "none"
-    if kind == "score":
-        return f"{value:g}"
-    if kind == "binary" or gold:
-        return "correct" if value >= 0.5 else "incorrect"
-    return "correct" if value > 0 else "incorrect" if value < 0 else "inconclusive"
+class JudgeListing(View):
+    ref: JudgeRef
+    benchmarks: tuple[BenchRef, ...]
 
 
-RESERVED = {"index"}  # file names of the item folder that are not items
-SAFE_ITEM = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
-
-
-def item_file(item_id: str) -> str:
-    """The item's page name: its id when that is a safe lower-case file name, else a slug
-    with a hash of the id (so distinct ids never share a page, on any file system)."""
-    if SAFE_ITEM.fullmatch(item_id) and item_id not in RESERVED and not item_id.endswith("."):
-        return f"{item_id}.html"
-    digest = hashlib.sha256(item_id.encode()).hexdigest()[:10]
-    slug = re.sub(r"[^a-z0-9]+", "-", item_id.casefold()).strip("-")[:60].strip("-") or "item"
-    return f"{slug}-{digest}.html"
-
-
-def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
-    """stepmath-2 before stepmath-10: digit runs compare as numbers."""
-    parts = re.split(r"(\d+)", text)
-    return tuple((1, int(p)) if i % 2 else (0, p.casefold()) for i, p in enumerate(parts))
-
-
-@dataclass(frozen=True)
-class ItemLocator:
-    """Where each item's page is: `items/<benchmark>/<item file>`, one page per item."""
-
-    benchmark: str
-    files: dict[str, str]  # item id -> file name
-
-    @classmethod
-    def of(cls, benchmark: str, items: pa.Table) -> ItemLocator:
-        return cls(benchmark, {i: item_file(i) for i in items.column("item_id").to_pylist()})
-
-    @property
-    def index(self) -> str:
-        return f"items/{self.benchmark}/index.html"
-
-    def href(self, item_id: str) -> str:
-        return f"items/{self.benchmark}/{self.files[item_id]}"
-
-
-def explorer(
-    fields: list[dict[str, Any]],
-    predictions: list[dict[str, Any]],
-    locator: ItemLocator,
-    download: str,
-) -> Explorer:
-    """Rows of one judge: every item it answered, each field's gold and prediction."""
-    by_item: dict[str, dict[str, dict[str, Any]]] = {}
-    for p in predictions:
-        by_item.setdefault(p["item_id"], {})[p["field"]] = p
-    used = [f for f in fields if any(f["field"] in v for v in by_item.values())]
-    rows = []
-    for item_id in sorted(by_item, key=natural_key):
-        values = by_item[item_id]
-        cells = []
-        for f in used:
-            given = values.get(f["field"])
-            if given is None:
-                cells.append(("", "not given", True))
-                continue
-            gold = show_value(f["kind"], given["gold"], gold=True)
-            cells.append((gold, show_value(f["kind"], given["prediction"]), bool(given["agrees"])))
-        rows.append(
-            ExplorerRow(
-                item_id=item_id,
-                href=locator.href(item_id) if item_id in locator.files else "",
-                cells=tuple(cells),
-                disagrees=not all(c[2] for c in cells),
-            )
-        )
-    return Explorer(
-        labels=tuple(f["label"] for f in used),
-        rows=tuple(rows),
-        n_disagree=sum(r.disagrees for r in rows),
-        download=download,
-    )
+class JudgesIndex(View):
+    judges: tuple[JudgeListing, ...]
+    filters: Filters

@@ -22,9 +22,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.typing import RcKeyType
 
+from mathjudge.spec.document import ScoreRow, Submission
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
+# Confusion heatmaps are one figure per judge: those of the best few (about a second each to
+# draw, so a hundred judges must not mean a hundred figures).
+MAX_HEATMAPS = 3
 WIDTH = 10.0  # inches: drawn for the full content width, so 12 pt text stays legible
 STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "mathjudge",
@@ -47,37 +51,39 @@ class Plot:
     wide: bool = True  # drawn for the full content width (heatmaps: two side by side)
 
 
-def benchmark_plots(show: BenchmarkPresentation, bench: dict[str, Any]) -> list[Plot]:
+def benchmark_plots(show: BenchmarkPresentation, subs: list[Submission]) -> list[Plot]:
     plots: list[Plot] = []
     for spec in show.plots:
-        plots += DRAW[spec.kind](show, spec, bench["submissions"])
+        plots += DRAW[spec.kind](show, spec, subs)
     return plots
 
 
-def _scores(sub: dict[str, Any], scope: str) -> Iterator[dict[str, Any]]:
-    return (s for s in sub["scores"] if s["scope"] == scope)
+def _scores(sub: Submission, scope: str) -> Iterator[ScoreRow]:
+    return (s for s in sub.scores if s.scope == scope)
 
 
 def _value(
-    sub: dict[str, Any], metric: str, scope: str = "overall", subset: str = "all"
-) -> dict[str, Any] | None:
-    return next(
-        (s for s in _scores(sub, scope) if (s["subset"], s["metric"]) == (subset, metric)), None
-    )
+    sub: Submission, metric: str, scope: str = "overall", subset: str = "all"
+) -> ScoreRow | None:
+    for s in sub.scores:
+        if (s.scope, s.subset, s.metric) == (scope, subset, metric):
+            return s
+    return None
 
 
-def _leading(show: BenchmarkPresentation, subs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _leading(show: BenchmarkPresentation, subs: list[Submission]) -> list[Submission]:
     """Up to MAX_SERIES judges: reproduced first, each group by its headline, best first."""
     headline = show.metric(show.headline) if show.headline else None
 
-    def key(sub: dict[str, Any]) -> tuple[int, float, str]:
+    def key(sub: Submission) -> tuple[bool, float, str]:
         score = _value(sub, headline.key) if headline else None
-        value = score["value"] if score and score["value"] is not None else None
+        value = score.value if score is not None else None
+        reported = sub.provenance == "paper"
         if value is None or headline is None or headline.direction is None:
-            return (sub["source"] == "reported", float("inf"), sub["judge"])
+            return (reported, float("inf"), sub.judge)
         sign = -1.0 if headline.direction == "higher" else 1.0
         amount = abs(value) if headline.direction == "closer to zero" else value
-        return (sub["source"] == "reported", sign * amount, sub["judge"])
+        return (reported, sign * amount, sub.judge)
 
     return sorted(subs, key=key)[:MAX_SERIES]
 
@@ -111,22 +117,20 @@ def _bars(point: float, low: float | None, high: float | None, scale: float) -> 
     return below, above
 
 
-def _label(sub: dict[str, Any]) -> str:
-    return str(sub["judge"]) + (" (reported)" if sub["source"] == "reported" else "")
+def _label(sub: Submission) -> str:
+    return sub.judge + (" (paper)" if sub.provenance == "paper" else "")
 
 
-def _scope_bars(
-    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
-) -> list[Plot]:
+def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     # The first of the spec's metrics that any judge has in this scope.
     judges, subsets, metric = [], [], show.metric(spec.metrics[0])
     for key in spec.metrics:
         metric = show.metric(key)
         judges = [
             s for s in _leading(show, subs)
-            if any(x["metric"] == key and x["value"] is not None for x in _scores(s, spec.scope))
+            if any(x.metric == key and x.value is not None for x in _scores(s, spec.scope))
         ]  # fmt: skip
-        subsets = sorted({x["subset"] for s in judges for x in _scores(s, spec.scope)})
+        subsets = sorted({x.subset for s in judges for x in _scores(s, spec.scope)})
         if judges:
             break
     if not judges or not subsets:
@@ -139,13 +143,13 @@ def _scope_bars(
             ci: tuple[list[float], list[float], list[tuple[float, float]]] = ([], [], [])
             for i, subset in enumerate(subsets):
                 score = _value(sub, metric.key, spec.scope, subset)
-                if score is None or score["value"] is None:
+                if score is None or score.value is None:
                     continue
-                v = score["value"] * metric.scale
+                v = score.value * metric.scale
                 x = i + (j - (len(judges) - 1) / 2) * width
                 xs.append(x)
                 ys.append(v)
-                lo, hi = score["ci_low"], score["ci_high"]
+                lo, hi = score.ci_low, score.ci_high
                 if lo is not None and hi is not None:  # whiskers only where there is a CI
                     below, above = _bars(v, lo, hi, metric.scale)
                     ci[0].append(x)
@@ -155,7 +159,7 @@ def _scope_bars(
             if ci[0]:
                 ax.errorbar(ci[0], ci[1], yerr=list(zip(*ci[2], strict=True)), fmt="none",
                             ecolor="black", capsize=3, lw=1)  # fmt: skip
-            if sub["source"] == "reported":
+            if sub.provenance == "paper":
                 for bar in bars:
                     bar.set_hatch("//")
         ax.set_xticks(range(len(subsets)), subsets)
@@ -170,22 +174,22 @@ def _scope_bars(
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]) -> list[Plot]:
+def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     points = []
     for sub in _leading(show, subs):
         tpr, tnr = _value(sub, "tpr"), _value(sub, "tnr")
-        if tpr and tnr and tpr["value"] is not None and tnr["value"] is not None:
+        if tpr and tnr and tpr.value is not None and tnr.value is not None:
             points.append((sub, tpr, tnr))
     if not points:
         return []
     with _figure(WIDTH, 6.4) as (fig, ax):
         for sub, tpr, tnr in points:
-            x, y = tpr["value"] * 100, tnr["value"] * 100
-            reported = sub["source"] == "reported"
+            x, y = (tpr.value or 0) * 100, (tnr.value or 0) * 100
+            reported = sub.provenance == "paper"
             xerr = yerr = None
-            if tpr["ci_low"] is not None and tnr["ci_low"] is not None:
-                xerr = [[b] for b in _bars(x, tpr["ci_low"], tpr["ci_high"], 100)]
-                yerr = [[b] for b in _bars(y, tnr["ci_low"], tnr["ci_high"], 100)]
+            if tpr.ci_low is not None and tnr.ci_low is not None:
+                xerr = [[b] for b in _bars(x, tpr.ci_low, tpr.ci_high, 100)]
+                yerr = [[b] for b in _bars(y, tnr.ci_low, tnr.ci_high, 100)]
             ax.errorbar(
                 x,
                 y,
@@ -210,15 +214,15 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]) -> list[Plot]:
+def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
     series = []
     for sub in _leading(show, subs):
         lines = {}
         for metric in spec.metrics:
             pts = sorted(
-                (_number(x["subset"]), x["value"])
+                (_number(x.subset), x.value)
                 for x in _scores(sub, spec.scope)
-                if x["metric"] == metric and x["value"] is not None and _number(x["subset"])
+                if x.metric == metric and x.value is not None and _number(x.subset)
             )
             if len(pts) >= 2:  # a curve needs two points; one value is in the tables
                 lines[metric] = pts
@@ -244,15 +248,13 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, A
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _bon_curve(
-    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
-) -> list[Plot]:
-    def curve(sub: dict[str, Any], metric: str) -> list[tuple[float, float]]:
+def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
+    def curve(sub: Submission, metric: str) -> list[tuple[float, float]]:
         points = []
         for x in _scores(sub, spec.scope):
-            n = _number(x["subset"])
-            if x["metric"] == metric and x["value"] is not None and n:
-                points.append((n, float(x["value"])))
+            n = _number(x.subset)
+            if x.metric == metric and x.value is not None and n:
+                points.append((n, x.value))
         return sorted(points)
 
     judges = [(s, curve(s, "bon_score")) for s in _leading(show, subs)]
@@ -282,12 +284,12 @@ def _bon_curve(
 
 
 def _confusion_heatmap(
-    show: BenchmarkPresentation, spec: PlotSpec, subs: list[dict[str, Any]]
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
 ) -> list[Plot]:
     plots = []
-    with_matrix = [s for s in subs if s.get("extras", {}).get("confusion_matrix")]
-    for n, sub in enumerate(sorted(with_matrix, key=lambda s: s["judge"])[:MAX_SERIES]):
-        cells = sub["extras"]["confusion_matrix"]
+    with_matrix = [s for s in subs if s.extras.get("confusion_matrix")]
+    for n, sub in enumerate(_leading(show, with_matrix)[:MAX_HEATMAPS]):
+        cells = sub.extras["confusion_matrix"]
         size = 1 + max(max(c["expert"], c["predicted"]) for c in cells)
         grid = [[0] * size for _ in range(size)]
         for c in cells:
@@ -302,11 +304,11 @@ def _confusion_heatmap(
                             color=colour)  # fmt: skip
             ax.set_xlabel("judge score (rounded)")
             ax.set_ylabel("expert score")
-            ax.set_title(sub["judge"])
+            ax.set_title(sub.judge)
             fig.colorbar(image, ax=ax, shrink=0.8)
             svg = _svg(fig)
         alt = (
-            f"Heatmap of expert score against the rounded score of judge {sub['judge']}: "
+            f"Heatmap of expert score against the rounded score of judge {sub.judge}: "
             "counts of proofs per cell, 0 to 7 on both axes."
         )
         plots.append(Plot(f"{show.name}-{spec.kind}-{n + 1}.svg", spec.title, alt, svg, wide=False))

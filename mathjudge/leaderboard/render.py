@@ -1,74 +1,89 @@
-"""Exported data files + presentation schema -> static HTML pages, SVG plots, a little JS.
+"""The leaderboard document -> a static site: data files (`export`), then pages rendered from
+typed view models, SVG plots, and a few scripts.
 
-Pages are rendered only from what `export` wrote, so the pages and the downloads cannot
-disagree and nothing here depends on scoring internals. Everything coming from submissions
-(judge names, meta, subsets, citations, item texts) reaches the templates as plain strings and
-is escaped by Jinja's autoescape; nothing here marks a value safe. The pages work with
-JavaScript off (all tabs shown in turn, tables in their default order, every explorer row
-listed, LaTeX as written); the scripts only add sorting, tabs, filters and KaTeX rendering.
+Pages are rendered only from the document the export wrote (and the item Parquet files it
+wrote beside it), so the pages and the downloads cannot disagree and nothing here depends on
+scoring internals. Everything coming from submissions (judge names, meta, subsets, citations,
+item texts) reaches the templates as plain strings and is escaped by Jinja's autoescape;
+nothing here marks a value safe. The pages work with JavaScript off (every row and panel
+shown, the default filters); the scripts add filters, sorting, tabs and the item views.
+
+One process renders everything: with per-item data in data files instead of a page per item,
+rendering is a few hundred pages (bench/site_scale.py measures it).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import shutil
-from collections import Counter
-from contextlib import nullcontext
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import pyarrow.parquet as pq
-import yaml
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.board import Standing, board, chart, cross_view, standing
-from mathjudge.leaderboard.export import LEADERBOARD_JSON, OVERVIEW, export_data
-from mathjudge.leaderboard.itempages import item_views
-from mathjudge.leaderboard.metafields import meta_fields
-from mathjudge.leaderboard.modelpages import comparisons, model_views
-from mathjudge.leaderboard.pageprocess import PageProcess
-from mathjudge.leaderboard.pages import (
-    ItemLocator,
-    JudgeEntry,
-    JudgeView,
-    explorer,
-    judge_key,
-    judge_page,
-    model_page,
+from mathjudge.leaderboard import board as boards
+from mathjudge.leaderboard.export import (
+    LEADERBOARD_JSON,
+    OVERVIEW,
+    export_data,
+    load_document,
 )
+from mathjudge.leaderboard.itemviews import explorer, explorer_page, item_view
+from mathjudge.leaderboard.metafields import meta_fields
+from mathjudge.leaderboard.modelpages import (
+    BenchRef,
+    Context,
+    comparisons,
+    cross_view,
+    model_views,
+)
+from mathjudge.leaderboard.pages import (
+    BenchmarkPage,
+    JudgeEntry,
+    JudgeListing,
+    JudgePage,
+    JudgesIndex,
+    PlotView,
+    dataset_facts,
+    filters,
+    submission_view,
+    when,
+)
+from mathjudge.leaderboard.sitepages import dataset_views, methodology_view
 from mathjudge.leaderboard.swap import swap_in
 from mathjudge.leaderboard.views import (
-    benchmark_view,
+    OVERALL,
+    JudgeRef,
     bootstrap_text,
-    meta_text,
+    counts,
+    judge_ref,
+    kind_key,
     metric_table,
-    percent,
+    metrics,
+    sections,
+    standing,
 )
-from mathjudge.spec.document import LeaderboardDocument
-from mathjudge.spec.presentation import DIRECTION_TEXT, OVERALL
+from mathjudge.spec.document import BenchmarkDocument, ItemData, LeaderboardDocument
 
-MAX_META_CHARS = 200
 RELEASES = "releases"
 RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-ASSETS = ("style.css", "site.js", "math.js")
+ASSETS = ("style.css", "site.js", "math.js", "items.js", "favicon.svg")
 
 
 def build_site(
-    store: Path, out: Path, *, release: str | None = None, helper: PageProcess | None = None
+    store: Path, out: Path, *, release: str | None = None, local_texts: bool = False
 ) -> Path:
     """Render the leaderboard document published in the results `store` (see
     `publish.document`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
-    are carried over unchanged, and an existing NAME is refused. `helper` is a page process
-    the caller started early (one is started here otherwise).
+    are carried over unchanged, and an existing NAME is refused. `local_texts` keeps the texts
+    of local-only datasets in (a site that never leaves this machine).
     """
     out = Path(os.path.abspath(out))
     previous = out / RELEASES
@@ -84,301 +99,278 @@ def build_site(
             )
 
     def fill(site: Path) -> None:
-        # Started first so that its imports overlap the export.
-        with nullcontext(helper) if helper is not None else PageProcess() as pages:
-            export_data(store, site / "data")
-            if previous.is_dir():
-                shutil.copytree(previous, site / RELEASES, symlinks=True)
-            # A snapshot lists no releases: inside it those links would lead nowhere.
-            render_site(site, list_releases=release is None, helper=pages)
+        document = export_data(store, site / "data", local_texts=local_texts)
+        if previous.is_dir():
+            shutil.copytree(previous, site / RELEASES, symlinks=True)
+        # A snapshot lists no releases: inside it those links would lead nowhere.
+        render_site(site, document, list_releases=release is None)
         if release is not None:
             snapshot = site / RELEASES / release
             shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
-            render_site(site, only_index=True)
+            render_site(site, document, only_index=True)
 
     swap_in(out, fill, marker=f"data/{LEADERBOARD_JSON}")
     return out / "index.html"
 
 
+class Benchmark:
+    """Everything the pages need of one benchmark, computed once."""
+
+    def __init__(self, bench: BenchmarkDocument, states: list[boards.FilterState]) -> None:
+        self.doc = bench
+        show = bench.presentation
+        self.cols = metrics(show, bench.submissions)
+        self.ref = BenchRef(
+            name=bench.name,
+            title=show.display_name,
+            page=f"{bench.name}.html",
+            metric=self.cols.headline,
+        )
+        self.refs: dict[str, JudgeRef] = {s.id: judge_ref(s) for s in bench.submissions}
+        self.standings = {
+            s.id: standing(bench, s, self.cols.headline.label) for s in bench.submissions
+        }
+        self.placed = boards.entries(bench, self.cols, self.refs, self.standings)
+        self.glance = boards.glance(
+            bench, show.display_name, self.ref.page, self.cols, self.placed, states
+        )
+        self.counts = counts(bench.submissions)
+        self.comparisons = tuple(comparisons(bench, self.ref, self.refs))
+        self.table = metric_table(
+            f"{show.display_name}: every result on all items", bench, self.cols, *OVERALL,
+            ranks=True, every=True, refs=self.refs, standings=self.standings,
+        )  # fmt: skip
+
+    @property
+    def context(self) -> Context:
+        return Context(
+            bench=self.doc,
+            ref=self.ref,
+            cols=self.cols,
+            refs=self.refs,
+            standings=self.standings,
+            comparisons=self.comparisons,
+        )
+
+
 def render_site(
     site: Path,
+    document: LeaderboardDocument | None = None,
     *,
     only_index: bool = False,
     list_releases: bool = True,
-    helper: PageProcess | None = None,
 ) -> Path:
-    """Render `site/data/` into `site/`; returns the index page's path. With a `helper`
-    process, the benchmark pages, plots and most item pages are rendered there meanwhile (the
-    pages are the same either way)."""
-    document, doc = _load(site)
-    docs = doc["benchmarks"]
-    views = [benchmark_view(b) for b in docs]
-    boards = [board(v, b) for v, b in zip(views, docs, strict=True)]
-    origin = doc["generated_from"]
-    releases = _releases(site) if list_releases else []
-    page = functools.partial(_render, site, origin=origin)
+    """Render the document (by default the one in `site/data/`) into `site/`; returns the
+    index page's path."""
+    if document is None:
+        document = load_document(site / "data")
+    subs = [s for b in document.benchmarks for s in b.submissions]
+    states = boards.filter_states(kind_key(s) for s in subs)
+    benches = [Benchmark(b, states) for b in document.benchmarks]
+    page = functools.partial(_render, site, origin=document.generated_from)
+    contexts = [b.context for b in benches]
     index = page(
         "index.html",
         "index.html",
-        boards=[(b, chart(b.bench, d, b.rows)) for b, d in zip(boards, docs, strict=True)],
-        cross=cross_view(views, docs, doc.get("models", [])),
-        releases=releases,
+        description="Who judges mathematical work best: per benchmark the leader, its value "
+        "with metric, interval and n, and whether the lead is significant.",
+        boards=[
+            boards.board(b.glance, b.placed, states, b.counts.text, b.counts.total) for b in benches
+        ],
+        cross=cross_view(contexts, document.models),
+        filters=filters(subs),
+        releases=_releases(site) if list_releases else [],
         downloads=OVERVIEW,
     )
     if only_index:
         return index
-    # The helper draws every benchmark's page and plots and a share of the item pages; this
-    # process renders the rest, and every page that spans benchmarks.
-    helper_items = _helper_share(site, docs) if helper is not None else set()
-    if helper is not None:
-        helper.render(site, pages=[v.name for v in views], items=sorted(helper_items))
     _assets(site)
-    judges: dict[tuple[str, str], list[JudgeEntry]] = {}
-    for view, bench in zip(views, docs, strict=True):
-        standings = _standings(view, bench)
-        if helper is None:
-            _benchmark_page(site, page, view, bench, standings, doc["datasets"])
-        if view.name not in helper_items:
-            _item_pages(site, page, view, bench)
-        _judge_entries(site, view, bench, standings, judges)
-    for (source, judge), entries in judges.items():
-        first = entries[0].submission
-        judge_view = JudgeView(
-            judge, source, first["citation"], judge_page(source, judge), tuple(entries)
-        )
-        page(judge_view.page, "judge.html", judge=judge_view)
-    models = model_views(views, docs, doc.get("models", []))
-    page("models/index.html", "models.html", models=models)
+    datasets = dataset_views(document)
+    dataset_pages = {d.name: d.page for d in datasets}
+    for b in benches:
+        _benchmark_page(site, page, b, dataset_pages)
+    _judge_pages(page, benches)
+    models = model_views(contexts, document.models)
+    page(
+        "models/index.html",
+        "models.html",
+        description="Every model of the alias table with a result here, and its results.",
+        models=models,
+    )
     for model in models:
-        page(model.page, "model.html", model=model)
-    scored = Counter(sub["content_hash"] for bench in docs for sub in bench["submissions"])
-    for name, versions in _by_name(doc["datasets"]).items():
         page(
-            f"datasets/{name}.html",
+            model.page,
+            "model.html",
+            description=f"Every result of a judge built on {model.name}.",
+            model=model,
+        )
+    for dataset in datasets:
+        page(
+            dataset.page,
             "dataset.html",
-            dataset=_dataset_view(versions[-1]),
-            versions=[_version_row(v, scored) for v in reversed(versions)],
+            description=f"The dataset {dataset.pretty_name}: versions, files, sources, card.",
+            dataset=dataset,
         )
     page(
         "methodology.html",
         "methodology.html",
-        presentations=document.methodology,
+        description="How the leaderboard's intervals, ranks, tie groups and sources work.",
+        method=methodology_view(document),
         has_models=bool(models),
     )
-    page("downloads.html", "downloads.html", benchmarks=views, docs=docs, overview=OVERVIEW)
-    page("submit.html", "submit.html", benchmarks=document.methodology, schema=meta_fields())
-    if helper is not None:
-        helper.wait()
+    page(
+        "downloads.html",
+        "downloads.html",
+        description="Every table of the leaderboard as CSV, JSON and Parquet.",
+        benchmarks=[b.ref for b in benches],
+        items=[b.doc.items for b in benches],
+        overview=OVERVIEW,
+        datasets=datasets,
+    )
+    page(
+        "submit.html",
+        "submit.html",
+        description="How to submit a judge's predictions to this leaderboard.",
+        benchmarks=document.methodology,
+        schema=meta_fields(),
+    )
     return index
 
 
-def render_benchmark_parts(site: Path, pages: list[str], items: list[str]) -> None:
-    """The benchmark pages with their plots of `pages`, and the item pages (index and items)
-    of `items`, exactly as `render_site` writes them: what the helper process runs."""
-    _, doc = _load(site)
-    page = functools.partial(_render, site, origin=doc["generated_from"])
-    for bench in doc["benchmarks"]:
-        view = benchmark_view(bench)
-        if view.name in pages:
-            standings = _standings(view, bench)
-            _benchmark_page(site, page, view, bench, standings, doc["datasets"])
-        if view.name in items:
-            _item_pages(site, page, view, bench)
+def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str, str]) -> None:
+    """A benchmark's page, its plots, and its item explorer and item view."""
+    from mathjudge.leaderboard.plots import benchmark_plots  # matplotlib: only where drawn
 
-
-def _standings(view: Any, bench: dict[str, Any]) -> dict[tuple[str, str], Standing]:
-    headline = view.headline.label
-    return {judge_key(s): standing(bench, s, headline) for s in bench["submissions"]}
-
-
-def _benchmark_page(
-    site: Path,
-    page: Any,
-    view: Any,
-    bench: dict[str, Any],
-    standings: dict[tuple[str, str], Standing],
-    datasets: list[dict[str, Any]],
-) -> None:
-    """A benchmark's page and its plots (matplotlib is imported only by what draws them)."""
-    from mathjudge.leaderboard.plots import benchmark_plots
-
-    plots = benchmark_plots(view.show, bench)
-    plots_dir = site / "plots"
-    plots_dir.mkdir(exist_ok=True)
+    bench, show = b.doc, b.doc.presentation
+    plots = benchmark_plots(show, bench.submissions)
+    if plots:
+        (site / "plots").mkdir(exist_ok=True)
     for plot in plots:
-        (plots_dir / plot.file).write_text(plot.svg, encoding="utf-8")
-    full = board(view, bench, limit=None)
-    page(
-        view.page,
-        "benchmark.html",
-        bench=view,
-        doc=bench,
-        chart=chart(view, bench, full.rows),
-        plots=plots,
-        standings=standings,
-        comparisons=comparisons(view, bench),
-        dataset_page=_dataset_page(view.show.dataset, datasets),
-    )
-
-
-def _load(site: Path) -> tuple[LeaderboardDocument, dict[str, Any]]:
-    """The exported document, typed and as plain data (each benchmark's presentation as the
-    dataclass, with its formatting helpers)."""
-    text = (site / "data" / LEADERBOARD_JSON).read_text(encoding="utf-8")
-    try:
-        document = LeaderboardDocument.model_validate_json(text)
-    except ValueError as exc:
-        raise MathJudgeError(f"{LEADERBOARD_JSON}: not a leaderboard document ({exc})") from exc
-    doc = json.loads(text)
-    for bench, typed in zip(doc["benchmarks"], document.benchmarks, strict=True):
-        bench["presentation"] = typed.presentation
-        bench["items"] = bench.get("items") or {"status": "no item data in this document"}
-    return document, doc
-
-
-# Rendering costs measured on the demo's site, in item pages' worth of time (one item page is
-# about 0.9 ms): a benchmark page with its plots (the helper draws them all) and one
-# submission's share of the pages that span benchmarks (judge pages, explorers: this process).
-BENCHMARK_PAGE_COST = 100
-SUBMISSION_COST = 6
-
-
-def _helper_share(site: Path, docs: list[dict[str, Any]]) -> set[str]:
-    """The benchmarks whose item pages the helper renders, chosen so that both processes finish
-    together: largest first, each to the process with less work so far (each starts with its
-    own fixed pages, costed above)."""
-    sizes = {}
-    for bench in docs:
-        info = bench["items"]
-        if info.get("status") == "exported":
-            items = site / "data" / info["downloads"]["items"]
-            sizes[bench["name"]] = pq.read_metadata(items).num_rows
-    helper = BENCHMARK_PAGE_COST * len(docs)
-    own = SUBMISSION_COST * sum(len(bench["submissions"]) for bench in docs)
-    handed: set[str] = set()
-    for name, size in sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])):
-        if helper < own:
-            handed.add(name)
-            helper += size
-        else:
-            own += size
-    return handed
-
-
-def _item_pages(site: Path, page: Any, view: Any, bench: dict[str, Any]) -> None:
-    """The benchmark's item index and one page per item, from the exported Parquet files."""
-    info = bench.get("items", {})
-    if info.get("status") != "exported":
-        return
-    names = info["downloads"]
-    data = site / "data"
-    details = pq.read_table(data / names["details"]) if names.get("details") else None
-    judges = {
-        s["id"]: s
-        for s in bench["submissions"]
-        if s["source"] != "reported" and s["content_hash"] == info["content_hash"]
-    }
-    index, items = item_views(
-        view,
-        pq.read_table(data / names["items"]),
-        pq.read_table(data / names["predictions"]),
-        details,
-        info,
-        judges,
-    )
-    page(index.path, "item_index.html", index=index)
-    for item in items:
-        page(item.path, "item.html", item=item)
-
-
-def _judge_entries(
-    site: Path,
-    view: Any,
-    bench: dict[str, Any],
-    standings: dict[tuple[str, str], Standing],
-    judges: dict[tuple[str, str], list[JudgeEntry]],
-) -> None:
-    """Queue every judge's entry for this benchmark, with its item explorer."""
-    info = bench.get("items", {})
-    by_sid: dict[str, list[dict[str, Any]]] = {}
-    locator = None
-    if info.get("status") == "exported":
-        names = info["downloads"]
-        locator = ItemLocator.of(view.name, pq.read_table(site / "data" / names["items"]))
-        for row in pq.read_table(site / "data" / names["predictions"]).to_pylist():
-            by_sid.setdefault(row["submission_id"], []).append(row)
-    groups = view.groups
-    n_ranked = len(bench.get("ranks", {}).get("judges", {}))
-    for sub in bench["submissions"]:
-        table = metric_table(
-            f"{view.show.display_name}: {OVERALL.caption}", groups, view.headline, [sub],
-            "overall", "all",
-        )  # fmt: skip
-        found = None
-        if locator is not None and sub["id"] in by_sid:
-            found = explorer(
-                info["fields"], by_sid[sub["id"]], locator, info["downloads"]["predictions"]
+        (site / "plots" / plot.file).write_text(plot.svg, encoding="utf-8")
+    info = bench.items or ItemData(status="no item data in this document")
+    exported = info.status == "exported"
+    view = BenchmarkPage(
+        ref=b.ref,
+        summary=show.summary,
+        notes=tuple(bench.notes),
+        metrics=b.cols,
+        glance=b.glance,
+        counts=b.counts,
+        filters=filters(bench.submissions, columns=len(b.cols.specs) > 1),
+        table=b.table,
+        chart=boards.chart(b.cols, b.placed),
+        sections=tuple(
+            s for s in sections(bench, b.cols, b.refs, b.standings) if s.anchor != "scope-overall"
+        ),
+        comparisons=b.comparisons,
+        plots=tuple(PlotView(file=p.file, title=p.title, alt=p.alt, wide=p.wide) for p in plots),
+        submissions=tuple(
+            submission_view(s, b.refs[s.id])
+            for s in sorted(bench.submissions, key=lambda s: (s.judge.casefold(), s.id))
+        ),
+        datasets=dataset_facts(bench),
+        bootstraps=tuple(
+            sorted(
+                {bootstrap_text(s.bootstrap) for s in bench.submissions if s.provenance != "paper"}
             )
-        judges.setdefault(judge_key(sub), []).append(
-            JudgeEntry(view, sub, table, standings[judge_key(sub)], n_ranked, found)
+        ),
+        ranks_status=bench.ranks.status,
+        n_ranked=len(bench.ranks.judges),
+        cluster_label=show.cluster_label,
+        csv_file=(bench.downloads or {}).get("csv", ""),
+        json_file=(bench.downloads or {}).get("json", ""),
+        items=info,
+        items_page=explorer_page(bench.name) if exported else "",
+        dataset_page=dataset_pages.get(show.dataset, ""),
+    )
+    page(
+        b.ref.page,
+        "benchmark.html",
+        description=f"{show.display_name}: {b.counts.text}, ranked by "
+        f"{b.cols.headline.name} ({b.cols.headline.direction_text}).",
+        bench=view,
+    )
+    if exported:
+        found = explorer(info, b.ref, b.refs, site / "data")
+        page(
+            found.path,
+            "items.html",
+            description=f"Every item of {show.display_name} with its gold label and how many "
+            "judges get it wrong.",
+            page=found,
+        )
+        viewed = item_view(info, b.ref, b.refs)
+        page(
+            viewed.path,
+            "item.html",
+            description=f"One item of {show.display_name}: its text, gold label and every "
+            "judge's call and reasoning.",
+            page=viewed,
         )
 
 
-def _dataset_page(name: str, datasets: list[dict[str, Any]]) -> str:
-    return f"datasets/{name}.html" if name and any(d["name"] == name for d in datasets) else ""
-
-
-def _version_key(version: str) -> tuple[int, ...] | tuple[float]:
-    """MAJOR.MINOR.PATCH as numbers (1.10.0 after 1.9.0); anything else sorts first."""
-    parts = version.split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else (-1.0,)
-
-
-def _by_name(datasets: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """Every stored build of each dataset, oldest version first: the page shows the newest and
-    lists them all."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for dataset in datasets:
-        grouped.setdefault(dataset["name"], []).append(dataset)
-    return {
-        name: sorted(builds, key=lambda d: (_version_key(d["version"]), d["content_hash"]))
-        for name, builds in grouped.items()
-    }
-
-
-def _version_row(dataset: dict[str, Any], scored: Counter[str]) -> dict[str, Any]:
-    sources = dataset["manifest"].get("sources") or [{}]
-    return {
-        "version": dataset["version"],
-        "content_hash": dataset["content_hash"],
-        "revision": str(sources[0].get("revision") or ""),
-        "results": scored[dataset["content_hash"]],
-    }
-
-
-def _dataset_view(dataset: dict[str, Any]) -> dict[str, Any]:
-    """Front matter facts and prose of a data card, with the manifest's pins and files."""
-    card = dataset["card"]
-    front: dict[str, Any] = {}
-    prose = card
-    match = re.match(r"---\n(.*?)\n---\n?(.*)", card, re.S)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1))
-        except yaml.YAMLError:
-            loaded = None
-        front = loaded if isinstance(loaded, dict) else {}
-        prose = match.group(2)
-    manifest = dataset["manifest"]
-    configs = sorted({f.get("config", "") for f in manifest.get("files", [])})
-    return {
-        "name": dataset["name"],
-        "pretty_name": str(front.get("pretty_name") or dataset["name"]),
-        "license": str(front.get("license") or "not stated"),
-        "manifest": manifest,
-        "configs": configs,
-        "prose": prose.strip(),
-    }
+def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
+    """One page per judge (source, name) with its result on every benchmark, and the index."""
+    grouped: dict[tuple[str, str], list[JudgeEntry]] = {}
+    first: dict[tuple[str, str], JudgeRef] = {}
+    where: dict[tuple[str, str], list[BenchRef]] = {}
+    for b in benches:
+        bench = b.doc
+        info = bench.items
+        stats = {j.submission: j for j in info.judges} if info else {}
+        position = {j.submission: i for i, j in enumerate(info.judges)} if info else {}
+        rows = {r.judge.sid: r for r in b.table.rows}
+        for sub in bench.submissions:
+            key = (sub.source, sub.judge)
+            ref = b.refs[sub.id]
+            mine = b.table.model_copy(
+                update={
+                    "caption": f"{b.ref.title}: all items",
+                    "rows": (rows[sub.id],) if sub.id in rows else (),
+                    "ranks": False,
+                }
+            )
+            found = stats.get(sub.id)
+            explorer_link = ""
+            if found is not None:
+                explorer_link = f"{explorer_page(bench.name)}#judge={position[sub.id]}" + (
+                    "&disagree=1" if found.disagree else ""
+                )
+            grouped.setdefault(key, []).append(
+                JudgeEntry(
+                    bench=b.ref,
+                    submission=submission_view(sub, ref),
+                    scores=mine,
+                    standing=b.standings[sub.id],
+                    explorer=explorer_link,
+                    n_disagree=found.disagree if found else None,
+                    n_answered=found.answered if found else 0,
+                )
+            )
+            first.setdefault(key, ref)
+            where.setdefault(key, []).append(b.ref)
+    for key, entries in grouped.items():
+        ref = first[key]
+        page(
+            ref.page,
+            "judge.html",
+            description=f"{key[1]}: its results on {len(entries)} benchmark"
+            f"{'' if len(entries) == 1 else 's'}, with its predictions and meta.",
+            judge=JudgePage(
+                judge=key[1], source=key[0], ref=ref, page=ref.page, entries=tuple(entries)
+            ),
+        )
+    listing = tuple(
+        JudgeListing(ref=first[key], benchmarks=tuple(where[key]))
+        for key in sorted(grouped, key=lambda k: (k[1].casefold(), k[0]))
+    )
+    subs = [s for b in benches for s in b.doc.submissions]
+    page(
+        "judges/index.html",
+        "judges.html",
+        description="Every judge on this leaderboard, searchable, with the benchmarks it is on.",
+        index=JudgesIndex(judges=listing, filters=filters(subs)),
+    )
 
 
 def _releases(site: Path) -> list[str]:
@@ -403,38 +395,6 @@ def _assets(site: Path) -> None:
             (site / "assets" / "katex" / "fonts" / font.name).write_bytes(font.read_bytes())
 
 
-def when(iso: str | None) -> str:
-    """Stored timestamps in one zone and to the minute: enough to tell submissions apart."""
-    if iso is None:
-        return "none"
-    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def meta_items(meta: dict[str, Any]) -> list[tuple[str, str]]:
-    """Meta as short (key, text) pairs for a reader: lists as comma-separated text, our own
-    bookkeeping keys left out (they stay in the meta JSON), long values cut so a page cannot
-    be flooded."""
-    items = []
-    for key, value in sorted(meta.items()):
-        text = meta_text(key, value)
-        if text is None:
-            continue
-        if len(text) > MAX_META_CHARS:
-            text = text[:MAX_META_CHARS] + "…"
-        items.append((str(key), text))
-    return items
-
-
-ARXIV_ID = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.I)
-
-
-def citation_href(citation: str) -> str:
-    """A link for a citation naming an arXiv paper ("" when it names none). Built from the
-    matched id only, so citation text can never inject a URL scheme."""
-    match = ARXIV_ID.search(citation)
-    return f"https://arxiv.org/abs/{match.group(1)}" if match else ""
-
-
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -444,20 +404,11 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(
-        direction_text=DIRECTION_TEXT,
-        meta_items=meta_items,
-        judge_page=judge_page,
-        model_page=model_page,
-        citation_href=citation_href,
-    )
-    env.filters.update(percent=percent, when=when, bootstrap=bootstrap_text)
+    env.filters.update(when=when)
     return env
 
 
-def _render(
-    site: Path, path: str, template: str, *, origin: dict[str, Any], **context: Any
-) -> Path:
+def _render(site: Path, path: str, template: str, *, origin: Any, **context: Any) -> Path:
     target = site / path
     target.parent.mkdir(parents=True, exist_ok=True)
     root = "../" * path.count("/")

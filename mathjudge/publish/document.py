@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +139,11 @@ def _submission(
     if found is not None:
         model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
     kind = meta.get("kind")
-    facts = asdict(stored)
-    del facts["benchmark"]  # the document groups submissions by benchmark
+    # Field by field, not `asdict`: its deep copy of every score took seconds at a thousand
+    # submissions (bench/site_scale.py); pydantic copies what it keeps anyway. The benchmark is
+    # left out: the document groups submissions by benchmark.
+    facts = {f.name: getattr(stored, f.name) for f in fields(stored) if f.name != "benchmark"}
+    facts["scores"] = [vars(score) for score in stored.scores]
     document = Submission.model_validate(
         {
             **facts,

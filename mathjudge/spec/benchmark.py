@@ -150,4 +150,5 @@ class BenchmarkSpec:
             plots=self.plots,
             dataset=self.dataset,
             items_config=self.items_config,
+            local_only=self.local_only,
         )

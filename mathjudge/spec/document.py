@@ -64,6 +64,8 @@ class Submission(_Model):
     judge: str
     meta: dict[str, str]  # a bounded summary (`display.summary`); the whole meta: `meta_file`
     meta_file: str | None = None  # under the site's data/ folder
+    # Added by the site's export: the predictions as scored, one JSON line per item (gzip).
+    predictions_file: str | None = None
     sha256: str
     created: str  # ISO 8601, UTC
     partial: bool
@@ -146,6 +148,45 @@ class Comparison(_Model):
     verdict: Verdict = "no_ci"
 
 
+class ItemJudge(_Model):
+    """A judge in a benchmark's item data: how many items it answered and on how many its
+    call disagrees with the gold label (None: no field of it is compared with gold)."""
+
+    submission: str  # id
+    answered: int
+    disagree: int | None
+
+
+class ItemColumn(_Model):
+    """A judge's prediction field in the item data, beside its gold column ("" when it is not
+    compared with gold); `kind` says how it is shown (score, binary, verdict)."""
+
+    field: str
+    label: str
+    kind: str
+    gold: str
+
+
+class ItemData(_Model):
+    """Added by the site's export: a benchmark's per-item data, or why there is none. The
+    files are under the site's data/ folder."""
+
+    status: str  # "exported", or why not
+    content_hash: str | None = None  # the dataset build whose items these are
+    n_items: int = 0
+    judges: list[ItemJudge] = []  # whose predictions are in the files
+    fields: list[ItemColumn] = []
+    facets: list[str] = []  # item columns to filter by (scopes, categories)
+    texts: list[str] = []  # item columns shown as text
+    items: str | None = None  # Parquet: item texts, scope columns, gold labels
+    predictions: str | None = None  # Parquet: one row per (submission, item, field)
+    details: str | None = None  # Parquet: the judges' own details per item, where given
+    pages: str | None = None  # the folder of the script files the item pages load
+    # Why the item texts and the judges' details are left out (a local-only dataset on a site
+    # built for publishing); None when they are in.
+    withheld: str | None = None
+
+
 class BenchmarkDocument(_Model):
     name: str
     presentation: BenchmarkPresentation
@@ -157,7 +198,7 @@ class BenchmarkDocument(_Model):
     notes: list[str] = []
     # Added by the site's export: download file names and the item explorer's data.
     downloads: dict[str, str] | None = None
-    items: dict[str, Any] | None = None
+    items: ItemData | None = None
 
 
 class DatasetDocument(_Model):

@@ -115,6 +115,9 @@ class BenchmarkPresentation:
     plots: tuple[PlotSpec, ...] = ()
     dataset: str = ""  # the built dataset it is scored on (several benchmarks may share one)
     items_config: str = ""  # the dataset's config whose rows are the items
+    # Why the dataset's texts must not leave the machine it was built on (spec `local_only`):
+    # a published site leaves them out unless built for local use.
+    local_only: str | None = None
 
     def metric(self, key: str) -> MetricSpec:
         for group in self.groups:

@@ -264,6 +264,21 @@ def field_predictions(
     ).fetchall()
 
 
+def predictions_table(con: duckdb.DuckDBPyConnection, sids: list[str]) -> pa.Table:
+    """Every stored prediction of these submissions as an Arrow table (submission_id, item_id,
+    field, value), ordered by submission, item and field."""
+    cursor = con.cursor()  # a relation needs a connection without a pending result
+    try:
+        return cursor.sql(
+            """SELECT submission_id, item_id, field, value FROM item_predictions
+               WHERE submission_id IN (SELECT unnest(?))
+               ORDER BY submission_id, item_id, field""",
+            params=[sids],
+        ).to_arrow_table()
+    finally:
+        cursor.close()
+
+
 def item_details(
     con: duckdb.DuckDBPyConnection, sids: list[str]
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:

@@ -5,7 +5,8 @@ Each output row is a data row plus `judgments`: two games, the first shown (A, B
 shown (B, A), each with a `decision` relative to the order shown ("A>B", "B>A", "A=B" or null;
 a failed call leaves the whole judgment null). Arena-Hard judges (o1-mini on the GPT-4o pairs,
 Claude-3-haiku on the Claude pairs) become `decisions` in the original order (the second game
-mapped back) with the as-shown decisions kept in `raw_decisions`. Reward models become
+mapped back) with the as-shown decisions kept in `raw_decisions`, and the judge's text of each
+game (its reasoning) kept as the submission's details. Reward models become
 `score_a` / `score_b` from the first game's scores; the importer checks that the second game's
 scores are the same pair reversed and that both recorded decisions follow from the scores (the
 higher wins, a tie says "B>A" as shown), so scoring the scores reproduces the published decisions.
@@ -158,6 +159,7 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
     the same label."""
     problems: list[Problem] = []
     rows = []
+    details = []
     seen = 0
     for lineno, out in iter_jsonl(path):
         seen += 1
@@ -181,6 +183,10 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
             rows.append(make(pair["pair_id"], games))
         except ValueError as exc:
             bad("judgments", str(exc))
+            continue
+        said = judgment_texts(games) if judge.kind == "arena_hard" else {}
+        if said:
+            details.append({"item_id": pair["pair_id"], **said})
     if seen != len(pairs):
         problems.append(Problem(str(path), None, None, f"{seen} rows, {len(pairs)} expected"))
     if problems:
@@ -206,7 +212,22 @@ def convert(judge: Judge, pairs: list[dict[str, Any]], path: Path) -> Converted:
         meta,
         kind="llm_judge" if judge.kind == "arena_hard" else "reward_model",
         converted_from=github_files(build.PINS.repo, build.PINS.revision, [judge.path]),
+        details=tuple(details),
     )
+
+
+GAMES = ("game 1, A shown first", "game 2, B shown first")
+
+
+def judgment_texts(games: list[Any]) -> dict[str, str]:
+    """An LLM judge's own text in each game (its reasoning and verdict), where it has one."""
+    out = {}
+    for name, game in zip(GAMES, games, strict=True):
+        judgment = game.get("judgment") if isinstance(game, dict) else None
+        text = judgment.get("response") if isinstance(judgment, dict) else None
+        if isinstance(text, str) and text.strip():
+            out[name] = text.strip()
+    return out
 
 
 def import_outputs(benchmark: str, source_dir: Path | None) -> list[Converted]:

@@ -8,7 +8,8 @@ solution. Invalid set: the verdict counts only when exactly `Correct`/`correct` 
 when 1 <= j <= number of steps, makes steps before j positive, step j negative and later steps
 unpredicted, and without such a j every step is positive. Redundant set: `Absent`/`absent`
 positive, `Present`/`present` negative; every integer of the error-step text marks that step
-negative, the others positive (the verdict is ignored there). The raw strings are kept.
+negative, the others positive (the verdict is ignored there). The raw strings are kept, and
+the evaluator's whole response (its step-by-step evaluation) as the submission's details.
 
 Score evaluators give a value per line of a step (one per solution for ROSCOE): Math-Shepherd
 its score, ReasonEval p_neutral + p_positive on the invalid set and -p_neutral on the redundant
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.benchmarks.mrmath import build
-from mathjudge.benchmarks.published import Converted, github_files
+from mathjudge.benchmarks.published import Converted, github_files, shown
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.sources import resolve
 from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
@@ -256,6 +257,7 @@ def convert(evaluator: Evaluator, items: list[dict[str, Any]], files: dict[str, 
     by line and must carry the same `id`; every problem is reported before failing."""
     problems: list[Problem] = []
     rows = []
+    details = []
     for set_name in build.SETS:
         path = files[output_path(evaluator, set_name)]
         expected = [i for i in items if i["set"] == set_name]
@@ -275,6 +277,10 @@ def convert(evaluator: Evaluator, items: list[dict[str, Any]], files: dict[str, 
                 rows.append(_prediction(evaluator, item, out))
             except ValueError as exc:
                 problems.append(Problem(str(path), lineno, "scores", str(exc)))
+                continue
+            response = out.get("response")
+            if evaluator.kind == "verdict" and isinstance(response, str) and response.strip():
+                details.append({"item_id": item["item_id"], "response": shown(response.strip())})
         if seen != len(expected):
             problems.append(
                 Problem(str(path), None, None, f"{seen} rows, {len(expected)} expected")
@@ -290,6 +296,7 @@ def convert(evaluator: Evaluator, items: list[dict[str, Any]], files: dict[str, 
         converted_from=github_files(
             build.PINS.repo, build.PINS.revision, [output_path(evaluator, s) for s in build.SETS]
         ),
+        details=tuple(details),
     )
 
 

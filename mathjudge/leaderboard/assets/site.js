@@ -1,8 +1,179 @@
-/* mathjudge leaderboard: sortable tables, tabs (their state in the URL), the explorer and item
-   filters, and the reported toggle. Progressive enhancement only: without this script every
-   table, tab panel and row is shown. */
+/* mathjudge leaderboard: filters (sources, judge kind, search, metric columns) with the glance
+   and verdicts that follow them, sortable tables, and tabs (their state in the URL).
+   Progressive enhancement only: without this script every row and panel is shown with the
+   default glance, and the controls stay hidden. */
 (function () {
   "use strict";
+
+  var SOURCES = ["submitted", "published_outputs", "paper"];  /* bits 1, 2, 4 */
+  var STORE = "mathjudge-filters";
+  var NARROW = 900;  /* below this width only the default metric columns are shown at first */
+
+  function all(root, selector) {
+    return Array.prototype.slice.call(root.querySelectorAll(selector));
+  }
+
+  function remembered() {
+    try { return JSON.parse(sessionStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
+  }
+
+  function remember(state) {
+    try { sessionStorage.setItem(STORE, JSON.stringify(state)); } catch (e) { /* storage off */ }
+  }
+
+  /* --- Filters ----------------------------------------------------------------------------- */
+
+  function readState(form) {
+    var shown = {};
+    SOURCES.forEach(function (s) { shown[s] = true; });  /* a source without a box is shown */
+    all(form, "input[name=source]").forEach(function (box) { shown[box.value] = box.checked; });
+    var kind = form.querySelector("select[name=kind]");
+    var search = form.querySelector("input[name=q]");
+    return {
+      sources: shown,
+      kind: kind ? kind.value : "all",
+      q: search ? search.value.trim().toLowerCase() : ""
+    };
+  }
+
+  function stateKey(state) {
+    var bits = 0;
+    SOURCES.forEach(function (s, i) { if (state.sources[s]) bits += 1 << i; });
+    return bits + "-" + state.kind;
+  }
+
+  function matches(el, state) {
+    var prov = el.getAttribute("data-prov");
+    if (prov === null) return true;
+    if (!state.sources[prov]) return false;
+    if (state.kind !== "all" && el.getAttribute("data-kind") !== state.kind) return false;
+    return !state.q || (el.getAttribute("data-q") || "").indexOf(state.q) !== -1;
+  }
+
+  /* The glance line of the state: the one listing its key, else the fallback ("*"). */
+  function showGlance(key) {
+    var groups = [];
+    all(document, ".glance-line").forEach(function (line) {
+      if (groups.indexOf(line.parentNode) === -1) groups.push(line.parentNode);
+    });
+    groups.forEach(function (group) {
+      var lines = all(group, ":scope > .glance-line");
+      var pick = lines.filter(function (l) {
+        return l.getAttribute("data-when").split(" ").indexOf(key) !== -1;
+      })[0] || lines.filter(function (l) { return l.getAttribute("data-when") === "*"; })[0];
+      lines.forEach(function (l) { show(l, l === pick); });
+    });
+  }
+
+  function show(el, on) {
+    if (el.hidden === on) el.hidden = !on;  /* write only what changes */
+  }
+
+  function filterRows(state) {
+    all(document, "[data-filtered] tbody").forEach(function (body) {
+      var table = body.parentNode;
+      var limit = Number(table.getAttribute("data-limit") || 0);
+      var rows = all(body, ":scope > tr[data-prov]");
+      var passing = rows.filter(function (r) { return matches(r, state); });
+      var shown = limit ? passing.slice(0, limit) : passing;
+      if (limit) {  /* the ranked leader of what passes, even below the top rows */
+        var ranked = passing.filter(function (r) { return r.hasAttribute("data-rank"); });
+        ranked.sort(function (a, b) { return a.getAttribute("data-rank") - b.getAttribute("data-rank"); });
+        if (ranked.length && shown.indexOf(ranked[0]) === -1) shown.push(ranked[0]);
+      }
+      var keep = new Set(shown);
+      rows.forEach(function (r) { show(r, keep.has(r)); });
+      var wrap = table.closest(".table-wrap") || table;
+      var none = wrap.parentNode.querySelector(":scope > .none-shown");
+      if (none && rows.length) none.hidden = shown.length > 0;
+    });
+    all(document, "[data-filtered] .dot-row[data-prov]").forEach(function (row) {
+      show(row, matches(row, state));
+    });
+    all(document, ".cross-cell").forEach(function (cell) {
+      var first = null;
+      all(cell, ".cand").forEach(function (c) {
+        var ok = !first && matches(c, { sources: state.sources, kind: state.kind, q: "" });
+        if (ok) first = c;
+        show(c, ok);
+      });
+      cell.classList.toggle("none", !first);
+    });
+  }
+
+  function describe(form, state) {
+    var parts = [];
+    var boxes = all(form, "input[name=source]");
+    var off = boxes.filter(function (b) { return !b.checked; });
+    if (off.length) {
+      parts.push(boxes.filter(function (b) { return b.checked; }).map(function (b) {
+        return b.parentNode.textContent.trim();
+      }).join(", ") || "no source");
+    }
+    var kind = form.querySelector("select[name=kind]");
+    if (kind && kind.value !== "all") parts.push(kind.options[kind.selectedIndex].text);
+    if (state.q) parts.push("“" + state.q + "”");
+    var columns = all(form, "input[name=col]");
+    var hidden = columns.filter(function (b) { return !b.checked; }).length;
+    if (hidden) parts.push((columns.length - hidden) + " of " + columns.length + " metrics");
+    return parts.length ? "(" + parts.join("; ") + ")" : "(everything shown)";
+  }
+
+  /* Hidden metric columns: one style rule per column, not a write to every cell. */
+  function applyColumns(form) {
+    var off = {};
+    var rules = [];
+    all(form, "input[name=col]").forEach(function (box) {
+      off[box.value] = !box.checked;
+      if (!box.checked) rules.push('[data-col="' + Number(box.value) + '"]');
+    });
+    var sheet = document.getElementById("hidden-columns");
+    var initial = document.getElementById("default-columns");
+    if (initial) initial.remove();  /* the page's phone default: these rules replace it */
+    if (!sheet && !rules.length) return;
+    if (!sheet) {
+      sheet = document.createElement("style");
+      sheet.id = "hidden-columns";
+      document.head.appendChild(sheet);
+    }
+    sheet.textContent = rules.length ? rules.join(",") + "{display:none}" : "";
+    all(document, "th[data-group]").forEach(function (th) {
+      var visible = th.getAttribute("data-group").split(" ").filter(function (c) { return !off[c]; });
+      show(th, visible.length > 0);
+      th.colSpan = Math.max(1, visible.length);
+    });
+  }
+
+  function makeFilters(form) {
+    var saved = remembered();
+    all(form, "input[name=source]").forEach(function (box) {
+      if (saved.sources && box.value in saved.sources) box.checked = saved.sources[box.value];
+    });
+    var kind = form.querySelector("select[name=kind]");
+    if (kind && saved.kind && all(kind, "option").some(function (o) { return o.value === saved.kind; })) {
+      kind.value = saved.kind;
+    }
+    var columns = form.querySelector("[data-default-columns]");
+    if (columns && window.innerWidth < NARROW) {
+      var keep = columns.getAttribute("data-default-columns").split(" ");
+      all(columns, "input[name=col]").forEach(function (box) { box.checked = keep.indexOf(box.value) !== -1; });
+    }
+    var label = form.querySelector("[data-filter-state]");
+    function apply() {
+      var state = readState(form);
+      showGlance(stateKey(state));
+      filterRows(state);
+      applyColumns(form);
+      if (label) label.textContent = describe(form, state);
+      remember({ sources: state.sources, kind: state.kind });
+    }
+    form.addEventListener("change", apply);
+    form.addEventListener("input", apply);
+    form.hidden = false;
+    apply();
+  }
+
+  /* --- Sortable tables --------------------------------------------------------------------- */
 
   /* A cell's sort key: a number, a text, or null for an empty cell ("—", n/a, no rank).
      Cells that carry data-sort sort by it ("" = empty); others by their text. */
@@ -40,6 +211,8 @@
     keyed.forEach(function (k) { body.appendChild(k.row); });
   }
 
+  /* Each header gets a button; a header holding a link keeps the link and gets a separate
+     small button, so no control sits inside another. */
   function makeSortable(table) {
     var head = table.tHead;
     if (!head || !table.tBodies.length) return;
@@ -48,7 +221,12 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      while (th.firstChild) button.appendChild(th.firstChild);
+      if (th.querySelector("a, button")) {
+        button.setAttribute("aria-label", "Sort by " + th.textContent.trim());
+        button.textContent = "⇅";
+      } else {
+        while (th.firstChild) button.appendChild(th.firstChild);
+      }
       th.appendChild(button);
       th.setAttribute("aria-sort", "none");
       button.addEventListener("click", function () {
@@ -64,39 +242,40 @@
     });
   }
 
-  /* Tabs: the selected one is in the URL (#scope-type), so a link or a reload keeps it. */
+  /* --- Tabs: the selected one is in the URL (#scope-type), so a link or a reload keeps it. -- */
+
+  function fragment() {
+    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return ""; }
+  }
+
   function makeTabs(container) {
     var list = container.querySelector("[data-tablist]");
-    var tabs = Array.prototype.slice.call(list.querySelectorAll("[data-tab]"));
+    var tabs = all(list, "[data-tab]");
     if (!tabs.length) return;
     list.hidden = false;
     list.setAttribute("role", "tablist");
-    function select(tab, focus, remember) {
+    function panelOf(tab) { return document.getElementById("panel-" + tab.getAttribute("data-tab")); }
+    function select(tab, focus, keep) {
       tabs.forEach(function (t) {
         var on = t === tab;
-        var panel = document.getElementById("panel-" + t.getAttribute("data-tab"));
         t.setAttribute("aria-selected", on ? "true" : "false");
         t.tabIndex = on ? 0 : -1;
-        panel.hidden = !on;
+        panelOf(t).hidden = !on;
       });
       if (focus) tab.focus();
-      if (remember) history.replaceState(null, "", "#" + tab.getAttribute("data-tab"));
+      if (keep) history.replaceState(null, "", "#" + tab.getAttribute("data-tab"));
     }
     function fromHash() {
-      var id = location.hash.slice(1);
-      try {
-        id = decodeURIComponent(id);
-      } catch (e) {
-        /* not percent-encoding (#%E0%A4%A): taken as it is written */
-      }
+      var id = fragment();
+      if (!id) return undefined;
       return tabs.filter(function (t) {
-        var panel = document.getElementById("panel-" + t.getAttribute("data-tab"));
-        return id && (t.getAttribute("data-tab") === id || panel.id === id ||
-          (panel.querySelector("[id]") && !!panel.querySelector("#" + CSS.escape(id))));
+        var panel = panelOf(t);
+        if (t.getAttribute("data-tab") === id || panel.id === id) return true;
+        try { return !!panel.querySelector("#" + CSS.escape(id)); } catch (e) { return false; }
       })[0];
     }
     tabs.forEach(function (tab, i) {
-      var panel = document.getElementById("panel-" + tab.getAttribute("data-tab"));
+      var panel = panelOf(tab);
       tab.setAttribute("role", "tab");
       tab.setAttribute("aria-controls", panel.id);
       panel.setAttribute("role", "tabpanel");
@@ -113,75 +292,23 @@
       });
     });
     select(fromHash() || tabs[0], false, false);
+    container.setAttribute("data-ready", "");
     window.addEventListener("hashchange", function () {
       var tab = fromHash();
       if (tab) select(tab, false, false);
     });
   }
 
-  function makeExplorer(controls) {
-    var table = document.getElementById(controls.getAttribute("data-explorer-controls"));
-    var only = controls.querySelector("[data-filter=disagree]");
-    var search = controls.querySelector("[data-filter=search]");
-    var count = controls.querySelector("[data-count]");
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    function apply() {
-      var needle = search.value.trim().toLowerCase();
-      var shown = 0;
-      rows.forEach(function (row) {
-        var ok = (!only.checked || row.getAttribute("data-disagree") === "1") &&
-          (!needle || row.textContent.toLowerCase().indexOf(needle) !== -1);
-        row.hidden = !ok;
-        if (ok) shown += 1;
-      });
-      count.textContent = shown + " of " + rows.length + " items shown";
-    }
-    only.addEventListener("change", apply);
-    search.addEventListener("input", apply);
-    apply();
-  }
-
-  /* Item index: a select per scope column and "only items a judge gets wrong". */
-  function makeItemFilters(controls) {
-    var table = document.getElementById(controls.getAttribute("data-item-filters"));
-    var selects = Array.prototype.slice.call(controls.querySelectorAll("select[data-facet]"));
-    var wrong = controls.querySelector("[data-filter=wrong]");
-    var count = controls.querySelector("[data-count]");
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    function apply() {
-      var shown = 0;
-      rows.forEach(function (row) {
-        var ok = (!wrong.checked || row.getAttribute("data-wrong") === "1") &&
-          selects.every(function (s) {
-            return !s.value || row.getAttribute("data-facet-" + s.getAttribute("data-facet")) === s.value;
-          });
-        row.hidden = !ok;
-        if (ok) shown += 1;
-      });
-      count.textContent = shown + " of " + rows.length + " items shown";
-    }
-    selects.forEach(function (s) { s.addEventListener("change", apply); });
-    wrong.addEventListener("change", apply);
-    apply();
-  }
-
-  function reportedToggle(box) {
-    box.addEventListener("change", function () {
-      document.querySelectorAll("tr[data-source=reported], li.dot-row.reported").forEach(function (row) {
-        row.hidden = !box.checked;
-      });
-      document.querySelectorAll("#show-reported, .toggle-reported").forEach(function (other) {
-        other.checked = box.checked;
-      });
-    });
+  /* Sort buttons a few tables at a time, so that a page of many tables never blocks. */
+  function inBatches(items, work) {
+    var start = Date.now();
+    while (items.length && Date.now() - start < 30) work(items.shift());
+    if (items.length) setTimeout(function () { inBatches(items, work); }, 0);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("[data-js-only]").forEach(function (el) { el.hidden = false; });
-    document.querySelectorAll("table.sortable").forEach(makeSortable);
-    document.querySelectorAll("[data-tabs]").forEach(makeTabs);
-    document.querySelectorAll("[data-explorer-controls]").forEach(makeExplorer);
-    document.querySelectorAll("[data-item-filters]").forEach(makeItemFilters);
-    document.querySelectorAll("#show-reported, .toggle-reported").forEach(reportedToggle);
+    all(document, "[data-tabs]").forEach(makeTabs);
+    all(document, "[data-filters]").forEach(makeFilters);
+    inBatches(all(document, "table.sortable"), makeSortable);
   });
 })();
