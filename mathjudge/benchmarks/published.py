@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge.atomic import atomic_path
+from mathjudge.dataio.pins import Pins
 from mathjudge.spec.benchmark import JudgeKind
 
 
@@ -45,6 +46,36 @@ def shown(text: str, limit: int = 10_000) -> str:
 def github_files(repo: str, commit: str, paths: Iterable[str]) -> str:
     """`converted_from` for files of a GitHub repository at a commit."""
     return f"https://github.com/{repo}/tree/{commit}: {', '.join(paths)}"
+
+
+def from_pinned_file(
+    pins: Pins,
+    path: str,
+    rows: list[dict[str, Any]],
+    *,
+    slug: str,
+    judge: str,
+    model: str | None,
+    judging: str,
+    benchmark: str,
+    kind: JudgeKind,
+) -> Converted:
+    """One judge's outputs published as one file of the pinned GitHub commit: the meta names
+    the file with its sha256, and `converted_from` links it at that commit."""
+    meta = {
+        "judge": judge,
+        "model": model,
+        "judging": judging,
+        "benchmark": benchmark,
+        "source": {
+            "repository": f"https://github.com/{pins.repo}",
+            "commit": pins.revision,
+            "files": [{"path": path, "sha256": pins.file(path).sha256}],
+        },
+        "imported_with": f"mathjudge import-outputs {benchmark}",
+    }
+    converted_from = github_files(pins.repo, pins.revision, [path])
+    return Converted(slug, judge, rows, meta, kind=kind, converted_from=converted_from)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.benchmarks.published import Converted, github_files
+from mathjudge.benchmarks.published import Converted, from_pinned_file
 from mathjudge.benchmarks.rewardbench_math import build
 from mathjudge.dataio.jsonfiles import read_json_array
 from mathjudge.dataio.sources import resolve
@@ -149,25 +149,16 @@ def convert(judge: Judge, items: list[dict[str, Any]], path: Path) -> Converted:
     else:
         rows = _classifier_rows(path, items)
         judging = "classifier reward model, one score per solution"
-    meta = {
-        "judge": judge.judge,
-        "model": judge.model,
-        "judging": judging,
-        "benchmark": build.NAME,
-        "source": {
-            "repository": f"https://github.com/{build.PINS.repo}",
-            "commit": build.PINS.revision,
-            "files": [{"path": judge.path, "sha256": build.PINS.file(judge.path).sha256}],
-        },
-        "imported_with": f"mathjudge import-outputs {build.NAME}",
-    }
-    return Converted(
-        judge.slug,
-        judge.judge,
+    return from_pinned_file(
+        build.PINS,
+        judge.path,
         rows,
-        meta,
+        slug=judge.slug,
+        judge=judge.judge,
+        model=judge.model,
+        judging=judging,
+        benchmark=build.NAME,
         kind=judge.kind,
-        converted_from=github_files(build.PINS.repo, build.PINS.revision, [judge.path]),
     )
 
 

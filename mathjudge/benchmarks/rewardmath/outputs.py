@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.benchmarks.published import Converted, github_files
+from mathjudge.benchmarks.published import Converted, from_pinned_file
 from mathjudge.benchmarks.rewardmath import build
 from mathjudge.dataio.jsonfiles import Record, read_json_array
 from mathjudge.dataio.sources import resolve
@@ -214,25 +214,16 @@ def convert_pairwise(judge: Judge, games: list[dict[str, Any]], path: Path) -> C
 
 
 def _converted(judge: Judge, rows: list[dict[str, Any]]) -> Converted:
-    meta = {
-        "judge": judge.judge,
-        "model": judge.model,
-        "judging": judge.judging,
-        "benchmark": judge.benchmark,
-        "source": {
-            "repository": f"https://github.com/{build.PINS.repo}",
-            "commit": build.PINS.revision,
-            "files": [{"path": judge.path, "sha256": build.PINS.file(judge.path).sha256}],
-        },
-        "imported_with": f"mathjudge import-outputs {judge.benchmark}",
-    }
-    return Converted(
-        judge.slug,
-        judge.judge,
+    return from_pinned_file(
+        build.PINS,
+        judge.path,
         rows,
-        meta,
+        slug=judge.slug,
+        judge=judge.judge,
+        model=judge.model,
+        judging=judge.judging,
+        benchmark=judge.benchmark,
         kind=judge.kind,
-        converted_from=github_files(build.PINS.repo, build.PINS.revision, [judge.path]),
     )
 
 
