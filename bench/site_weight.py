@@ -21,75 +21,29 @@ performance score does (it is a timing): compare figures from a quiet machine.
 from __future__ import annotations
 
 import argparse
-import functools
-import gzip
-import http.server
 import json
 import os
 import subprocess
+import sys
 import tempfile
-import threading
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from playwright.sync_api import sync_playwright
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from browser.landing import (
+    AXE,
+    LIGHTHOUSE,
+    kind,
+    landing_pages,
+    longest_item,
+    serving,
+)
+
 CHROMIUM = "/usr/bin/chromium"
-LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 TARGETS = {"performance": 0.9, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
-
-
-def kind(path: Path, site: Path) -> str:
-    rel = path.relative_to(site).as_posix()
-    if rel.startswith("items/"):
-        return "item view" if path.name == "item.html" else "item explorer"
-    for prefix, name in (("judges/", "judge page"), ("models/", "model page"),
-                         ("datasets/", "dataset page"), ("releases/", "release")):  # fmt: skip
-        if rel.startswith(prefix):
-            return name
-    if "/" not in rel and rel.endswith(".html"):
-        return (
-            rel
-            if rel in ("index.html", "methodology.html", "downloads.html", "submit.html")
-            else "benchmark page"
-        )
-    return "other"
-
-
-def _payload(script: Path) -> dict:  # type: ignore[type-arg]
-    text = script.read_text(encoding="utf-8")
-    return json.loads(text[text.index(",") + 1 : text.rindex(")")])
-
-
-def longest_item(site: Path) -> str:
-    """The item view of the item with the most text (its texts and the judges' details)."""
-    best, size = "", -1
-    for chunk in sorted((site / "data" / "items").glob("*/text-*.js")):
-        for item, entry in _payload(chunk).items():
-            length = sum(map(len, entry["texts"]))
-            length += sum(len(t) for _, lines in entry["details"] for _, t in lines)
-            if length > size:
-                best, size = f"items/{chunk.parent.name}/item.html#{quote(item, safe='')}", length
-    return best
-
-
-def landing_pages(site: Path) -> dict[str, str]:
-    benchmarks = [p for p in site.glob("*.html") if kind(p, site) == "benchmark page"]
-    judges = [p for p in (site / "judges").glob("*.html") if p.name != "index.html"]
-    pages = {"overview": "index.html"}
-    if benchmarks:
-        pages["largest benchmark page"] = max(benchmarks, key=lambda p: p.stat().st_size).name
-    if (site / "data" / "items").is_dir():
-        pages["longest item view"] = longest_item(site)
-    if judges:
-        judge = max(judges, key=lambda p: p.stat().st_size)
-        pages["judge page"] = judge.relative_to(site).as_posix()
-    return pages
 
 
 def weigh(page, url: str) -> tuple[int, dict[str, int]]:  # type: ignore[no-untyped-def]
@@ -153,44 +107,6 @@ def report_weights(site: Path) -> None:
                 f"({detail} KB)"
             )
         browser.close()
-
-
-class StaticHost(http.server.SimpleHTTPRequestHandler):
-    """Serves the site as a static host does (GitHub Pages among them): text files
-    gzip-compressed for a client that accepts it, nothing logged."""
-
-    COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".csv")
-
-    def do_GET(self) -> None:
-        path = Path(self.translate_path(self.path))
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts and path.is_file() and path.suffix in self.COMPRESSED):
-            super().do_GET()
-            return
-        body = gzip.compress(path.read_bytes())
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def serving(site: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(StaticHost, directory=str(site))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        thread.join()
 
 
 def report_audits(site: Path) -> bool:

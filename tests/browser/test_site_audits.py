@@ -12,50 +12,20 @@ bench/site_weight.py against its target rather than asserted here.
 
 from __future__ import annotations
 
-import functools
-import gzip
-import http.server
 import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser
 
-from browser.conftest import REPO, Site
+from browser.conftest import Site
+from browser.landing import AXE, LIGHTHOUSE, landing_pages, serving
 
-LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 CATEGORIES = ("accessibility", "best-practices", "seo")
-
-
-class StaticHost(http.server.SimpleHTTPRequestHandler):
-    """Serves the site as a static host does (GitHub Pages among them): text files
-    gzip-compressed for a client that accepts it, nothing logged."""
-
-    COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".csv")
-
-    def do_GET(self) -> None:
-        path = Path(self.translate_path(self.path))
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts and path.is_file() and path.suffix in self.COMPRESSED):
-            super().do_GET()
-            return
-        body = gzip.compress(path.read_bytes())
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 def _tool(path: Path) -> Path:
@@ -66,46 +36,16 @@ def _tool(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def served(site: Site) -> Iterator[str]:
-    """The site on http://127.0.0.1:PORT/, as a static host serves it (`StaticHost`)."""
-
-    handler = functools.partial(StaticHost, directory=str(site.root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        thread.join()
-
-
-def _payload(script: Path) -> object:
-    text = script.read_text(encoding="utf-8")
-    return json.loads(text[text.index(",") + 1 : text.rindex(")")])
+    """The site on http://127.0.0.1:PORT/, as a static host serves it."""
+    with serving(site.root) as base:
+        yield base
 
 
 def audited_pages(site: Site) -> dict[str, str]:
-    """The four pages: the overview, the largest benchmark page (HTML), the item view of the
-    item with the most text, and the largest judge page."""
-    root = site.root
-    benchmarks = [f"{b['name']}.html" for b in site.document()["benchmarks"]]
-    largest = max(benchmarks, key=lambda p: (root / p).stat().st_size)
-    longest, size = ("", ""), -1
-    for chunk in sorted((root / "data" / "items").glob("*/text-*.js")):
-        for item, entry in _payload(chunk).items():  # type: ignore[attr-defined]
-            length = sum(map(len, entry["texts"])) + sum(
-                len(t) for _, lines in entry["details"] for _, t in lines
-            )
-            if length > size:
-                longest, size = (chunk.parent.name, item), length
-    judges = [p for p in (root / "judges").glob("*.html") if p.name != "index.html"]
-    judge = max(judges, key=lambda p: p.stat().st_size)
-    return {
-        "overview": "index.html",
-        "largest benchmark page": largest,
-        "longest item view": f"items/{longest[0]}/item.html#{quote(longest[1], safe='')}",
-        "judge page": judge.relative_to(root).as_posix(),
-    }
+    """The overview, the largest benchmark page, the longest item view, the largest judge page."""
+    pages = landing_pages(site.root)
+    assert len(pages) == 4, pages  # the test site has each kind of page
+    return pages
 
 
 def test_lighthouse_accessibility_best_practices_and_seo_score_100(
