@@ -33,9 +33,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from mathjudge.atomic import write_json_atomic
-from mathjudge.config import default_datasets_dir
-from mathjudge.errors import MathJudgeError, UsageError
+from mathjudge.base.atomic import write_json_atomic
+from mathjudge.base.config import default_datasets_dir
+from mathjudge.base.errors import MathJudgeError, UsageError
 from mathjudge.scoring import evaluator
 from mathjudge.scoring.paired import Comparison
 from mathjudge.spec.request import (

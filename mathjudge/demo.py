@@ -20,16 +20,16 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
+from mathjudge.base.config import mirror_root
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.progress import console, progress_bar
 from mathjudge.benchmarks.published import Converted, github_files, write_all
-from mathjudge.config import mirror_root
 from mathjudge.dataio import mirror
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.judges.baselines import run_baseline_outputs
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.progress import console, progress_bar
 from mathjudge.site import publish_and_render
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
 from mathjudge.spec.submission import SubmissionMeta

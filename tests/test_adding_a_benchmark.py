@@ -20,12 +20,12 @@ import mathjudge.benchmarks
 import mathjudge.cli
 from conftest import REPO, build_source
 from mathjudge import registry
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
 from mathjudge.dataio import pins
 from mathjudge.dataio.cardcheck import check_card
 from mathjudge.dataio.cards import citation
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
 
 NAME = "toybench"
 # The upstream file: four answers to two problems, each judged right or wrong by a person.

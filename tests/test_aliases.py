@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mathjudge import registry
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.publish.aliases import compare_pair, parse, table
 from mathjudge.publish.reported import load_reported
 from mathjudge.store.read import StoredScore, StoredSubmission

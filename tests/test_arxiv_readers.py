@@ -23,7 +23,7 @@ from mathjudge.arxiv.readers import (
     retry_after_s,
     write_records,
 )
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 
 ATOM_PAGES = Path(__file__).parent / "fixtures" / "arxiv_atom"
 KAGGLE_SAMPLE = "arxiv-metadata-samples/kaggle_arxiv_metadata_oai_snapshot_first200.jsonl"

@@ -87,7 +87,7 @@ def test_every_judge_a_spec_names_exists(name: str) -> None:
 
 
 def test_a_reference_outside_the_benchmarks_is_refused() -> None:
-    from mathjudge.errors import MathJudgeError
+    from mathjudge.base.errors import MathJudgeError
 
     with pytest.raises(MathJudgeError, match=r"opc: 'mathjudge.judges.catalog:make' refers "):
         registry.resolve("opc", "mathjudge.judges.catalog:make")

@@ -20,9 +20,9 @@ import yaml
 from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.expertmath import build as expertmath
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
 from mathjudge.site import publish_and_render
 from mathjudge.submissions.folder import read_meta
 from mathjudge.submissions.submit import submit

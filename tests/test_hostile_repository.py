@@ -23,8 +23,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.submissions.folder import find_folders
 from mathjudge.submissions.submit import submit

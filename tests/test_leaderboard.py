@@ -21,7 +21,7 @@ import pytest
 
 from mathjudge import registry
 from mathjudge import store as results_store
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.leaderboard.export import download_names
 from mathjudge.leaderboard.render import render_site
 from mathjudge.scoring.evaluator import evaluate_file

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.publish.reported import import_reported, load_reported
 from mathjudge.spec.results import EvaluationResult, Score
 

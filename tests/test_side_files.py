@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge import store as store
+from mathjudge.base.display import summary
 from mathjudge.cli import main
-from mathjudge.display import summary
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site import publish_and_render
 

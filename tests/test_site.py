@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import store as results_store
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.leaderboard.views import judge_page
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file

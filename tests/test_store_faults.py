@@ -27,8 +27,8 @@ from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
 from mathjudge import store as results_store
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.store import read
 from mathjudge.submissions import sync as sync_module

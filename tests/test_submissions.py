@@ -20,8 +20,8 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site import publish_and_render
 from mathjudge.submissions.folder import find_folders, read_meta

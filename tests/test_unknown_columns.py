@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge import api, registry
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import ValidationFailed
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.prediction import PredictionRow
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mathjudge.escaping import printable
+from mathjudge.base.escaping import printable
 
 SHOWN = 10
 # DuckDB's own advice ("Try setting 'ignore_errors' ...") names options of its reader.

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from mathjudge.arxiv.readers import Record
 from mathjudge.arxiv.stage1 import EXAMPLES
-from mathjudge.atomic import atomic_path
+from mathjudge.base.atomic import atomic_path
 from mathjudge.benchmarks.arxivmathgradingbench.build import is_permissive, normalize_license
 from mathjudge.benchmarks.arxivmathgradingbench.locations import Location
 from mathjudge.dataio.writer import PARQUET_OPTIONS

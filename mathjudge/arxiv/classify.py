@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Unpack
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.llm import ClientOptions, LlmClient, LlmRequest, ParsedReply, Progress, final_choice
 from mathjudge.llm.params import DETERMINISTIC
 from mathjudge.prompts import Prompt, load_prompt

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mathjudge.arxiv.readers import DEFAULT_DELAY_S, USER_AGENT, PoliteGetter
-from mathjudge.atomic import atomic_path
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.errors import MathJudgeError
 
 OAI_URL = "https://oaipmh.arxiv.org/oai"
 NS = {"oai": "http://www.openarchives.org/OAI/2.0/", "arxiv": "http://arxiv.org/OAI/arXiv/"}

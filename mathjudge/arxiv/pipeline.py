@@ -26,10 +26,10 @@ from mathjudge.arxiv.licenses import LicenseLookup
 from mathjudge.arxiv.mined_split import BENCHMARK, VERSION, input_pins, split_build, split_row
 from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS, Patterns, run_stage1
 from mathjudge.arxiv.stages import MODEL_STEPS, ModelOptions, distinct_corrections, model_stages
-from mathjudge.atomic import atomic_path
-from mathjudge.config import cache_dir as default_cache_dir
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.config import cache_dir as default_cache_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
 
 HARVEST_FILE = "harvest.jsonl"
 CANDIDATES_FILE = "candidates.parquet"

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import __version__
-from mathjudge.atomic import atomic_path
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.errors import MathJudgeError
 
 
 class Format(StrEnum):

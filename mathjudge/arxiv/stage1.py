@@ -24,8 +24,8 @@ from mathjudge.arxiv.readers import (
     normalisation,
     sql_string,
 )
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 
 if TYPE_CHECKING:
     import duckdb

@@ -11,8 +11,8 @@ from typing import Any
 from mathjudge.arxiv.candidates import Candidate, Step, narrow, permissive
 from mathjudge.arxiv.licenses import LicenseLookup, lookup_licenses
 from mathjudge.arxiv.stage1 import Patterns
+from mathjudge.base.progress import progress_bar
 from mathjudge.benchmarks.arxivmathgradingbench.locations import comment_locations, parse_locations
-from mathjudge.progress import progress_bar
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 import click
 
 from mathjudge import __version__, registry
-from mathjudge.display import neutral_lines
-from mathjudge.errors import MathJudgeError, UsageError, os_problem
+from mathjudge.base.display import neutral_lines
+from mathjudge.base.errors import MathJudgeError, UsageError, os_problem
 
 # name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {

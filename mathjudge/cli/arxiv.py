@@ -102,7 +102,7 @@ def arxiv_filter(
     Patterns are case-insensitive RE2, searched in the comment."""
     from mathjudge.arxiv.licenses import LicenseLookup
     from mathjudge.arxiv.pipeline import HarvestOptions, run_filter
-    from mathjudge.config import cache_dir
+    from mathjudge.base.config import cache_dir
 
     if harvest and (since is None or until is None):
         raise click.UsageError("--harvest needs both --since and --until")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from mathjudge.base.display import neutral_lines
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
-from mathjudge.display import neutral_lines
-from mathjudge.errors import MathJudgeError
 
 
 @click.group()
@@ -145,7 +145,7 @@ def leaderboard_sync(
 ) -> None:
     """Score the new or changed submissions of the leaderboard repository REPO into the store,
     drop removed ones, and rebuild the site from it."""
-    from mathjudge.progress import progress_bar
+    from mathjudge.base.progress import progress_bar
     from mathjudge.site import publish_and_render
     from mathjudge.store.lock import check_store_path
     from mathjudge.submissions.sync import sync

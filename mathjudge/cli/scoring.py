@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from mathjudge.base.progress import progress_bar
 from mathjudge.cli.options import (
     BENCH,
     BOOTSTRAP,
@@ -20,7 +21,6 @@ from mathjudge.cli.options import (
     scorer_options,
 )
 from mathjudge.cli.startup import skip_pandas_probe
-from mathjudge.progress import progress_bar
 from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 
 

@@ -15,9 +15,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mathjudge.config import MIRROR_ENV, mirror_root
+from mathjudge.base.config import MIRROR_ENV, mirror_root
+from mathjudge.base.errors import MathJudgeError, SourceUnavailable
 from mathjudge.dataio.pins import load_pins
-from mathjudge.errors import MathJudgeError, SourceUnavailable
 
 REPORTED = "reported"  # the papers' result tables, beside the benchmarks in a mirror
 

@@ -25,9 +25,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from mathjudge import __version__, sidefiles
-from mathjudge.display import MAX_JUDGE_NAME, meta_problem, text_problem
-from mathjudge.errors import MathJudgeError, Problem
+from mathjudge import __version__
+from mathjudge.base import sidefiles
+from mathjudge.base.display import MAX_JUDGE_NAME, meta_problem, text_problem
+from mathjudge.base.errors import MathJudgeError, Problem
 from mathjudge.spec.benchmark import Paper
 from mathjudge.spec.results import EvaluationResult, Score
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.catalog import make
 from mathjudge.judges.runner import run_judge
 from mathjudge.spec.benchmark import Baseline, BaselineContext, BenchmarkSpec

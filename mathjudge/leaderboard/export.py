@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.leaderboard.items import export_items
 from mathjudge.spec.document import (
     DOCUMENT,

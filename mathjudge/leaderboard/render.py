@@ -24,7 +24,7 @@ from typing import Any
 
 import jinja2
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.leaderboard import board as boards
 from mathjudge.leaderboard.export import (
     LEADERBOARD_JSON,

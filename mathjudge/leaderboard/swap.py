@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from mathjudge.atomic import atomic_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.atomic import atomic_dir
+from mathjudge.base.errors import MathJudgeError
 
 
 def swap_in(out: Path, fill: Callable[[Path], None], *, marker: str) -> None:

@@ -19,9 +19,9 @@ import duckdb
 from pydantic import ValidationError
 
 from mathjudge import __version__, registry, store
+from mathjudge.base.display import meta_problem, summary
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reported import SOURCE as REPORTED
-from mathjudge.display import meta_problem, summary
-from mathjudge.errors import MathJudgeError
 from mathjudge.publish.aliases import AliasTable, compare_pair
 from mathjudge.publish.aliases import table as alias_table
 from mathjudge.publish.ranks import rank_benchmark

@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from mathjudge import registry
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.scoring.bootstrap import replicate_sums
 from mathjudge.scoring.engine import ClusterStats, cluster_statistics, connect
 from mathjudge.scoring.paired import metric_differences

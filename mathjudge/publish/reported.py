@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mathjudge import registry
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reported import SOURCE, printed_cells, where
-from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import EvaluationResult, Score
 from mathjudge.store import delete, read, save_many
 

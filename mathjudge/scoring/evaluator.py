@@ -11,12 +11,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import __version__, registry, sidefiles, store
-from mathjudge.atomic import atomic_path, json_text
-from mathjudge.config import check_bootstrap
+from mathjudge import __version__, registry, store
+from mathjudge.base import sidefiles
+from mathjudge.base.atomic import atomic_path, json_text
+from mathjudge.base.config import check_bootstrap
+from mathjudge.base.display import check_judge_name, check_meta
+from mathjudge.base.errors import MathJudgeError, UsageError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
-from mathjudge.display import check_judge_name, check_meta
-from mathjudge.errors import MathJudgeError, UsageError
 from mathjudge.scoring.engine import resolve_options, score
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.request import EvaluationRequest

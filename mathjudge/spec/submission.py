@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mathjudge.display import MAX_EXACT_INT, check_judge_name, check_meta, meta_problem
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.display import MAX_EXACT_INT, check_judge_name, check_meta, meta_problem
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.benchmark import JudgeKind
 
 LINK = r"^https?://[^\s]+$"

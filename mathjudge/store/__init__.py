@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
 from mathjudge.store.lock import open_store, store_problem
 

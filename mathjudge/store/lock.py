@@ -17,9 +17,9 @@ from pathlib import Path
 
 import duckdb
 
-from mathjudge.config import env_number
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.config import env_number
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 from mathjudge.store import schema
 
 LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.store.lock import open_store, read_snapshot
 
 if TYPE_CHECKING:
@@ -331,7 +331,7 @@ def dataset_items(
         return None
     import pyarrow.parquet as pq
 
-    from mathjudge.arrowbytes import arrow_input
+    from mathjudge.base.arrowbytes import arrow_input
 
     return pq.read_table(arrow_input(row[0]))
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 
 SCHEMA_VERSION = 3
 SCHEMA = """

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mathjudge import safejson, sidefiles
-from mathjudge.display import meta_problem
-from mathjudge.errors import Problem, ValidationFailed
+from mathjudge.base import safejson, sidefiles
+from mathjudge.base.display import meta_problem
+from mathjudge.base.errors import Problem, ValidationFailed
 
 MAX_BYTES = 64 << 20
 MAX_PROBLEMS = 50

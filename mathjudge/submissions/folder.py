@@ -30,9 +30,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from mathjudge import registry, safejson, safeyaml, sidefiles
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge import registry
+from mathjudge.base import safejson, safeyaml, sidefiles
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 from mathjudge.spec.submission import FileName, SubmissionMeta, SubmissionRecord
 from mathjudge.submissions import confined
 from mathjudge.submissions.confined import shown

@@ -13,9 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mathjudge import registry, sidefiles
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge import registry
+from mathjudge.base import sidefiles
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 from mathjudge.submissions.folder import SLUG, SUBMISSIONS
 
 MAX_BYTES = 16 << 20

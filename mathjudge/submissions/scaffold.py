@@ -21,8 +21,8 @@ from importlib import resources
 from pathlib import Path
 
 import mathjudge
-from mathjudge.atomic import atomic_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.atomic import atomic_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.submissions.folder import SUBMISSIONS
 
 # template file -> where it goes in the repository (dot-files are stored without the dot, so

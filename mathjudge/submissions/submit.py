@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
-from mathjudge.atomic import atomic_dir
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.atomic import atomic_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.submission import SubmissionRecord
 from mathjudge.submissions.confined import shown

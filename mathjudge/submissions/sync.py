@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry, store
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import open_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.publish.reported import import_reported
 from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
 from mathjudge.spec.results import EvaluationResult

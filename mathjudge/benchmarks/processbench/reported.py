@@ -12,9 +12,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.processbench import SPEC, SUBSET_ORDER
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
-from mathjudge.errors import MathJudgeError
 from mathjudge.spec.results import EvaluationResult, Score
 
 FILE = "processbench_paper_table.csv"

@@ -16,12 +16,12 @@ from typing import Any
 import datasets
 from datasets import ClassLabel, List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import expect, read_jsonl
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "stepmathbench"
 PINS = load_pins(NAME)  # source.yaml: the version and the upstream files

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
-from mathjudge.escaping import printable
+from mathjudge.base.escaping import printable
 
 
 class MathJudgeError(Exception):

@@ -11,8 +11,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from mathjudge import safejson
-from mathjudge.errors import MathJudgeError
+from mathjudge.base import safejson
+from mathjudge.base.errors import MathJudgeError
 
 META_MAX_BYTES = 1 << 20
 TABLE_MAX_BYTES = 8 << 20

@@ -14,8 +14,8 @@ import math
 import unicodedata
 from typing import Any
 
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 
 MAX_JUDGE_NAME = 200
 MAX_META_KEY = 100

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from mathjudge.errors import UsageError
+from mathjudge.base.errors import UsageError
 
 N = TypeVar("N", int, float)
 
@@ -40,7 +40,7 @@ def cache_dir() -> Path:
 def doc_url(name: str) -> str:
     """A `file://` URL of one of mathjudge's docs (`docs/<name>` of the repository), which a wheel
     carries as `mathjudge/docs/<name>`: messages cite this, which opens wherever mathjudge runs."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # mathjudge/, from mathjudge/base/
     for folder in (package / "docs", package.parent / "docs"):
         if (folder / name).is_file():
             return (folder / name).as_uri()

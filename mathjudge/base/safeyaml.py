@@ -20,9 +20,9 @@ from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from mathjudge.display import MAX_EXACT_INT
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.display import MAX_EXACT_INT
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 
 MAX_DEPTH = 32
 _MERGE = "tag:yaml.org,2002:merge"
