@@ -18,6 +18,9 @@ and `n`; `scores.attrs` holds the submission's facts (`submission_id`, `dataset_
 `content_hash`, `coverage`, `partial`, ...). Nothing is written unless `store` (a results
 DuckDB file, as for the CLI) or `json_out` is given.
 
+`publish_site` publishes the leaderboard document into a store and renders the static site
+from it (`mathjudge site build`).
+
 `request` builds the `EvaluationRequest` that `evaluate` scores, `score` scores one and returns
 the `EvaluationResult`, `paired` does `compare`'s work and returns the `Comparison`; the CLI calls
 `score` and `paired` and prints. In-memory predictions are handed to the validator as they are
@@ -181,6 +184,26 @@ def paired(
     if json_out is not None:
         write_json_atomic(Path(json_out), result.to_json())
     return result
+
+
+def publish_site(
+    store: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    release: str | None = None,
+    local_texts: bool = False,
+    on_skip: Callable[[str], None] = lambda _: None,
+) -> Path:
+    """Publish the leaderboard document into `store` (scores, ranks, comparisons:
+    `document.publish`) and render the site at `out` from it (`site.render`); returns the
+    index page's path. `local_texts` keeps the texts of local-only datasets (a site that stays
+    on this machine); `on_skip` hears of each stored submission that cannot be rendered and is
+    left out. Building the site never loads the judges or the model client."""
+    from mathjudge.document.publish import publish
+    from mathjudge.site.render import build_site
+
+    publish(Path(store), on_skip)
+    return build_site(Path(store), Path(out), release=release, local_texts=local_texts)
 
 
 def as_predictions(predictions: Any) -> Predictions:

@@ -3,7 +3,7 @@
 Build every registered benchmark (mirror or network), run the deterministic baselines, import
 the judge outputs that papers publish (the specs that name `outputs`), and submit them all to a
 leaderboard repository (`leaderboard/`, with `mathjudge submit`'s layout); then sync that
-repository into the results store and render the site, exactly as `mathjudge leaderboard sync`
+repository into the results store and render the site, exactly as `mathjudge repo sync`
 does, so the demo's site is reproduced from its repository's files alone. Each step reports
 what it did; a benchmark whose source cannot be reached is skipped with the reason, not
 silently.
@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
+from mathjudge.api import publish_site
 from mathjudge.base.config import mirror_root
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.progress import console, progress_bar
@@ -30,12 +31,11 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.baselines import run_baseline_outputs
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.site import publish_and_render
+from mathjudge.repo.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
+from mathjudge.repo.submit import submit
+from mathjudge.repo.sync import sync
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
 from mathjudge.spec.submission import SubmissionMeta
-from mathjudge.submissions.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
-from mathjudge.submissions.submit import submit
-from mathjudge.submissions.sync import sync
 
 REPO = "leaderboard"  # the demo's leaderboard repository, under its working folder
 
@@ -293,5 +293,5 @@ def run_demo(
         f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
     )
     # The demo's site stays on this machine: it may show the texts of local-only datasets.
-    report.site = publish_and_render(store, workdir / "site", local_texts=True)
+    report.site = publish_site(store, workdir / "site", local_texts=True)
     return report

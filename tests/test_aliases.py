@@ -13,8 +13,8 @@ import pytest
 
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.publish.aliases import compare_pair, parse, table
-from mathjudge.publish.reported import load_reported
+from mathjudge.document.aliases import compare_pair, parse, table
+from mathjudge.document.reported import load_reported
 from mathjudge.store.read import StoredScore, StoredSubmission
 
 

@@ -132,7 +132,7 @@ END = r"(?![\w./-]|<\w)"
 MODULE = re.compile(rf"\bmathjudge(?:\.[A-Za-z_]\w*)+{END}")
 TOP = ("mathjudge", "docs", "tests", "bench", "scripts", "examples")
 REPO_PATH = re.compile(rf"(?<![\w/.-])((?:{'|'.join(TOP)})/[\w./-]*\w){END}")
-# A path written from inside the package (`publish/aliases.yaml`, `benchmarks/stats.py`): any
+# A path written from inside the package (`document/aliases.yaml`, `benchmarks/stats.py`): any
 # Python file, and any file under one of the package's folders.
 RELATIVE = re.compile(rf"(?<![\w/.-])([a-z_]+/[\w/.-]*\.(?:py|md|yaml|json|html|bib)){END}")
 PACKAGE_DIRS = {p.name for p in (REPO / "mathjudge").iterdir() if p.is_dir()}
@@ -141,7 +141,8 @@ NOT_OURS = {
     "utils/metrics.py",  # JudgeBench's own repository (benchmarks/judgebench/metrics.py)
     "code/run_eval.py",  # ProcessBench's (benchmarks/processbench/metrics.py)
     "src/evaluation/eval.py",  # RewardMATH's (benchmarks/reward_scoring.py, rewards.py)
-    "judges/index.html",  # a page of the built site (leaderboard/render.py), not the package
+    "judges/index.html",  # a page of the built site (site/render.py), not the package
+    "site/index.html",  # the built site's front page (README), not the package's site/
 }
 
 

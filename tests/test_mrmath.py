@@ -24,7 +24,7 @@ from mathjudge.benchmarks.published import write_all
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.document.ranks import rank_benchmark
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.engine import cluster_statistics, combined_predictions, connect
 from mathjudge.scoring.evaluator import evaluate_file, scored_items, validate_file

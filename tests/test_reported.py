@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.publish.reported import import_reported, load_reported
+from mathjudge.document.reported import import_reported, load_reported
 from mathjudge.spec.results import EvaluationResult, Score
 
 

@@ -45,7 +45,7 @@ def _payloads(folder: Path, prefix: str) -> list[dict]:
 
 def _build(store: Path, out: Path, *flags: str) -> Path:
     result = CliRunner().invoke(
-        main, ["leaderboard", "build", "--store", str(store), "--out", str(out), *flags]
+        main, ["site", "build", "--store", str(store), "--out", str(out), *flags]
     )
     assert result.exit_code == 0, result.output
     return out

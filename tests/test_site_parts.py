@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from mathjudge import registry
-from mathjudge.leaderboard.export import download_names
-from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.render import render_site
-from mathjudge.publish.ranks import rank_judges
+from mathjudge.document.ranks import rank_judges
 from mathjudge.scoring.engine import ClusterStats
+from mathjudge.site.export import download_names
+from mathjudge.site.plots import benchmark_plots
+from mathjudge.site.render import render_site
 from mathjudge.spec.document import Submission
 from mathjudge.spec.presentation import MetricSpec
 

@@ -13,12 +13,12 @@ import matplotlib.axes
 import pytest
 
 from mathjudge import registry
-from mathjudge.leaderboard import board as boards
-from mathjudge.leaderboard.items import natural_key, show_value
-from mathjudge.leaderboard.itemviews import item_href
-from mathjudge.leaderboard.modelpages import BenchRef, Context, cross_view
-from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.views import (
+from mathjudge.site import board as boards
+from mathjudge.site.items import natural_key, show_value
+from mathjudge.site.itemviews import item_href
+from mathjudge.site.modelpages import BenchRef, Context, cross_view
+from mathjudge.site.plots import benchmark_plots
+from mathjudge.site.views import (
     counts,
     judge_ref,
     meta_text,
@@ -314,7 +314,7 @@ def test_plots_draw_no_whiskers_without_intervals_and_no_one_point_curves(monkey
 
 def test_vendored_katex_matches_its_recorded_checksums() -> None:
     """The KaTeX files are exactly those the README records (from `npm pack katex@VERSION`)."""
-    folder = Path(__file__).resolve().parents[1] / "mathjudge" / "leaderboard" / "assets" / "katex"
+    folder = Path(__file__).resolve().parents[1] / "mathjudge" / "site" / "assets" / "katex"
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "katex@0.19.1" in readme and "cdn" not in readme.casefold().replace("no cdn", "")
     recorded = dict(re.findall(r"^\| `([^`]+)` \| `([0-9a-f]{64})` \|$", readme, re.M))

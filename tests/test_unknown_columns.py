@@ -205,7 +205,7 @@ def test_leaderboard_check_refuses_a_folder_edited_to_give_it(
     digest = hashlib.sha256(scroe.read_bytes()).hexdigest()
     text = json.dumps(record).replace(record["files"]["predictions.jsonl"], digest)
     (folder / "submission.json").write_text(text)
-    check = CliRunner().invoke(main, ["leaderboard", "check", str(board), "--datasets",
+    check = CliRunner().invoke(main, ["repo", "check", str(board), "--datasets",
                                       str(datasets_dir)])  # fmt: skip
     assert check.exit_code == 1
     assert "predictions.jsonl:1 [scroe]: unknown column (did you mean 'score'?)" in check.output

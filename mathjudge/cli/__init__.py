@@ -68,7 +68,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "submit",
         "Validate predictions, meta and details, then write submissions/BENCH/SLUG/",
     ),
-    "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
+    "site": ("site", "site", "The static leaderboard site, rendered from the results store."),
+    "repo": (
+        "repo",
+        "repo",
+        "The leaderboard as a git repository: init, check and sync submission folders.",
+    ),
     "results": ("results", "results", "The results store: repair it from the command line."),
     "demo": (
         "demo",

@@ -1,6 +1,6 @@
 """What a source folder given on the command line means: one rule for every command.
 
-`--source-dir DIR` (and `leaderboard sync --reported DIR`) is either a *mirror root*, a folder
+`--source-dir DIR` (and `repo sync --reported DIR`) is either a *mirror root*, a folder
 with one folder per benchmark laid out like the shared data (`DIR/stepmathbench/`,
 `DIR/mr-math/`, `DIR/reported/`, ...), or that one benchmark's *own folder*. DIR is a root when
 it holds the benchmark's folder; it is a root missing that folder when it holds another

@@ -88,7 +88,7 @@ def evaluate_file(
 ) -> EvaluationResult:
     """`evaluate` of the predictions file `path`; `settings` are the request's other fields
     (`allow_partial`, `n_boot`, `meta`, ...) and `on_progress`. For tests, scripts and
-    `leaderboard sync`, which score files."""
+    `repo sync`, which score files."""
     on_progress = settings.pop("on_progress", None)
     request = EvaluationRequest(benchmark, path, judge, datasets=datasets_dir, **settings)
     return evaluate(request, on_progress=on_progress)

@@ -33,7 +33,7 @@ class ScoreRow(_Model):
 
 
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `publish/aliases.yaml`).
+    """The model behind a judge (the curated alias table, `document/aliases.yaml`).
 
     `pipeline` names the agent or pipeline the judge is, where it is one built on the model
     ("StepMathAgent", "Arena-Hard judge prompt"): such a result belongs to the pipeline running

@@ -3,7 +3,7 @@
 are published) and its record (`submission.json`: version, time, options and checksums).
 
 Declared here, among the base types, because both the submission tools
-(`mathjudge.submissions`) and the site's Submit page (`mathjudge.leaderboard`) read them. Both
+(`mathjudge.repo`) and the site's Submit page (`mathjudge.site`) read them. Both
 come from strangers' pull requests, so both are strict: a boolean is `true` or `false` (never
 the text "false"), numbers are finite and integers exact (within ±2^53), every text is checked
 to be displayable, and whatever is accepted here can be stored, published and rendered.

@@ -215,7 +215,7 @@ def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str,
 def save_synced(
     path: Path, folder: str, key: str, result: EvaluationResult, details: list[dict[str, Any]]
 ) -> str:
-    """Store the result of one repository folder (`leaderboard sync`) with its details, and
+    """Store the result of one repository folder (`repo sync`) with its details, and
     remember the folder's key, in one transaction: a sync killed after it keeps this folder,
     and one killed before it loses nothing of it. Returns the submission id."""
     with transaction(path) as con:

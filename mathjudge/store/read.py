@@ -301,7 +301,7 @@ def item_details(
 
 
 def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
-    """Repository folder -> (key, submission id) of what `leaderboard sync` stored."""
+    """Repository folder -> (key, submission id) of what `repo sync` stored."""
     if not _has(con, "repository"):
         return {}
     rows = con.execute("SELECT path, key, submission_id FROM repository").fetchall()

@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS item_details (
     run INTEGER,
     details JSON NOT NULL
 );
--- Submissions that `leaderboard sync` evaluated from a leaderboard repository: the folder
+-- Submissions that `repo sync` evaluated from a leaderboard repository: the folder
 -- (<benchmark>/<slug>), the hash of its files and of the dataset it was scored on, and the
 -- stored submission, so an unchanged folder is never evaluated again.
 CREATE TABLE IF NOT EXISTS repository (

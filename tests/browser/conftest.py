@@ -22,17 +22,17 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from mathjudge import registry
 from mathjudge import store as results_store
+from mathjudge.api import publish_site
 from mathjudge.benchmarks.judgebench import build as judgebench
 from mathjudge.benchmarks.judgebench.outputs import import_outputs
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
+from mathjudge.document.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl as write_predictions
-from mathjudge.publish.reported import import_reported
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -169,7 +169,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
         results_store.save(store, result)
     _judgebench(tmp, mirror, datasets, store, built)
     import_reported(mirror / "reported", store)
-    publish_and_render(store, built.root, local_texts=True)  # JudgeBench's texts stay here
+    publish_site(store, built.root, local_texts=True)  # JudgeBench's texts stay here
     return built
 
 

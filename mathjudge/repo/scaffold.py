@@ -1,4 +1,4 @@
-"""`mathjudge leaderboard init`: a new leaderboard repository, ready to push.
+"""`mathjudge repo init`: a new leaderboard repository, ready to push.
 
 It holds the submissions layout, a README for submitters, a meta.yaml to copy, the GitHub
 Actions workflow, and `scorer/`: the wheel of this very mathjudge and `requirements.lock`,
@@ -23,7 +23,7 @@ from pathlib import Path
 import mathjudge
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.submissions.folder import SUBMISSIONS
+from mathjudge.repo.folder import SUBMISSIONS
 
 # template file -> where it goes in the repository (dot-files are stored without the dot, so
 # neither git nor the wheel builder treats them as this project's own)
@@ -47,7 +47,7 @@ class Initialised:
 
 
 def template_text(name: str) -> str:
-    return resources.files("mathjudge.submissions").joinpath("template", name).read_text("utf-8")
+    return resources.files("mathjudge.repo").joinpath("template", name).read_text("utf-8")
 
 
 def checkout_root() -> Path | None:
@@ -104,7 +104,7 @@ def scorer_lock(wheel_name: str, sha256: str, origin: str) -> str:
         line for line in template_text("scorer.lock").splitlines() if not line.startswith("#")
     )
     return (
-        "# The scorer of this leaderboard, written by `mathjudge leaderboard init`.\n"
+        "# The scorer of this leaderboard, written by `mathjudge repo init`.\n"
         f"# mathjudge {mathjudge.__version__}, built from {origin},\n"
         "# is the wheel beside this file, pinned by its sha256; its dependencies are pinned by\n"
         "# version and hash for every platform and Python 3.11 or newer. Install it, from the\n"

@@ -34,10 +34,10 @@ from mathjudge import registry
 from mathjudge.base import safejson, safeyaml, sidefiles
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
+from mathjudge.repo import confined
+from mathjudge.repo.confined import shown
+from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
 from mathjudge.spec.submission import FileName, SubmissionMeta, SubmissionRecord
-from mathjudge.submissions import confined
-from mathjudge.submissions.confined import shown
-from mathjudge.submissions.details import MAX_BYTES as DETAILS_MAX_BYTES
 from mathjudge.validate.submission import max_bytes
 
 SUBMISSIONS = "submissions"
@@ -301,7 +301,7 @@ def identities(benchmark: str, meta: SubmissionMeta) -> set[str]:
     """What makes two submissions of a benchmark the same judge on the leaderboard: the judge
     name (compatibility-normalised, case and spacing ignored) and, where the alias table maps
     it, the model variant it is shown as."""
-    from mathjudge.publish.aliases import table
+    from mathjudge.document.aliases import table
 
     out = {f"judge {_normalised(meta.judge)}"}
     found = table().model_of(benchmark, "reproduced", meta.judge, meta.stored())

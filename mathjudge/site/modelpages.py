@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mathjudge.leaderboard.views import (
+from mathjudge.site.views import (
     Cell,
     JudgeRef,
     Metrics,

@@ -1,5 +1,5 @@
-"""`mathjudge leaderboard build|sync|check`: the static site, from the results store or from a
-leaderboard repository of submission folders."""
+"""`mathjudge repo init|check|sync|datasets`: the leaderboard as a git repository of submission
+folders, which a workflow checks on pull requests and publishes from `main`."""
 
 from __future__ import annotations
 
@@ -8,53 +8,13 @@ from pathlib import Path
 import click
 
 from mathjudge.base.display import neutral_lines
-from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
+from mathjudge.cli.site import LOCAL_TEXTS, skipped
 
 
 @click.group()
-def leaderboard() -> None:
-    """The static leaderboard site."""
-
-
-# The texts of local-only datasets (their spec's `local_only`) stay out of a site meant for
-# publishing; a site that never leaves this machine may show them.
-LOCAL_TEXTS = click.option(
-    "--include-local-texts",
-    "local_texts",
-    is_flag=True,
-    help="Show the texts of local-only datasets (and judges' details on them); only for a site "
-    "that stays on this machine.",
-)
-
-
-@leaderboard.command("build")
-@STORE
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("site"),
-    show_default=True,
-)
-@click.option(
-    "--release",
-    metavar="NAME",
-    help="Also freeze this build as site/releases/NAME/ (refused if NAME exists).",
-)
-@LOCAL_TEXTS
-def leaderboard_build(store: Path, out: Path, release: str | None, local_texts: bool) -> None:
-    """Publish the leaderboard document (scores, ranks) into the store and render the site
-    from it; built datasets are not needed."""
-    from mathjudge.site import publish_and_render
-    from mathjudge.store.lock import check_store_path
-
-    if not store.is_file():
-        raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
-    check_store_path(store)
-    index = publish_and_render(
-        store, out, release=release, local_texts=local_texts, on_skip=_skipped
-    )
-    click.echo(f"site written: {index.resolve().as_uri()}")
+def repo() -> None:
+    """The leaderboard as a git repository: init, check and sync submission folders."""
 
 
 REPO = click.argument("repo", type=click.Path(file_okay=False, exists=True, path_type=Path))
@@ -73,13 +33,9 @@ def _paths(paths: tuple[str, ...], paths_from: Path | None) -> list[str] | None:
     folder)."""
     if paths_from is None:
         return list(paths) if paths else None
-    from mathjudge.submissions.pathlist import read_path_list
+    from mathjudge.repo.pathlist import read_path_list
 
     return [*paths, *read_path_list(paths_from)]
-
-
-def _skipped(message: str) -> None:
-    click.echo(neutral_lines(f"warning: left out of the site: {message}"), err=True)
 
 
 def _echo(text: str) -> None:
@@ -87,18 +43,18 @@ def _echo(text: str) -> None:
     click.echo(neutral_lines(text))
 
 
-@leaderboard.command("init")
+@repo.command("init")
 @click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
 @click.option(
     "--wheel",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="The mathjudge wheel to pin (default: built from the checkout mathjudge runs from).",
 )
-def leaderboard_init(directory: Path, wheel: Path | None) -> None:
+def repo_init(directory: Path, wheel: Path | None) -> None:
     """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
     submitters, meta.example.yaml, a GitHub Actions workflow, and scorer/ (this mathjudge's
     wheel and a lock pinning it and every dependency by sha256)."""
-    from mathjudge.submissions.scaffold import LOCK, init_repo
+    from mathjudge.repo.scaffold import LOCK, init_repo
 
     done = init_repo(directory, wheel)
     click.echo(f"leaderboard repository written: {directory}")
@@ -110,7 +66,7 @@ def leaderboard_init(directory: Path, wheel: Path | None) -> None:
     )
 
 
-@leaderboard.command("sync")
+@repo.command("sync")
 @REPO
 @STORE
 @click.option(
@@ -132,7 +88,7 @@ def leaderboard_init(directory: Path, wheel: Path | None) -> None:
 @BOOTSTRAP
 @DATASETS
 @QUIET
-def leaderboard_sync(
+def repo_sync(
     repo: Path,
     store: Path,
     out: Path,
@@ -145,10 +101,10 @@ def leaderboard_sync(
 ) -> None:
     """Score the new or changed submissions of the leaderboard repository REPO into the store,
     drop removed ones, and rebuild the site from it."""
+    from mathjudge.api import publish_site
     from mathjudge.base.progress import progress_bar
-    from mathjudge.site import publish_and_render
+    from mathjudge.repo.sync import sync
     from mathjudge.store.lock import check_store_path
-    from mathjudge.submissions.sync import sync
 
     check_store_path(store)
     tables = None
@@ -175,24 +131,24 @@ def leaderboard_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_and_render(store, out, local_texts=local_texts, on_skip=_skipped)
+        index = publish_site(store, out, local_texts=local_texts, on_skip=skipped)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 
-@leaderboard.command("check")
+@repo.command("check")
 @REPO
 @PATHS
 @PATHS_FROM
 @BOOTSTRAP
 @DATASETS
-def leaderboard_check(
+def repo_check(
     repo: Path, paths: tuple[str, ...], paths_from: Path | None, n_boot: int, datasets_dir: Path
 ) -> None:
     """Validate every submission folder of REPO and print the scores of those PATHS name
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
     Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
     on the command line, where a file name could pass for an option."""
-    from mathjudge.submissions.sync import check
+    from mathjudge.repo.sync import check
 
     checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
     for folder, result in checked:
@@ -210,14 +166,14 @@ def leaderboard_check(
     click.echo(f"\nrepository valid; {len(checked)} submission(s) scored")
 
 
-@leaderboard.command("datasets")
+@repo.command("datasets")
 @REPO
 @PATHS
 @PATHS_FROM
-def leaderboard_datasets(repo: Path, paths: tuple[str, ...], paths_from: Path | None) -> None:
+def repo_datasets(repo: Path, paths: tuple[str, ...], paths_from: Path | None) -> None:
     """Print the datasets the submissions of REPO (or those PATHS name) are scored on, one per
     line, for `mathjudge build`."""
-    from mathjudge.submissions.sync import needed_datasets
+    from mathjudge.repo.sync import needed_datasets
 
     for name in needed_datasets(repo, _paths(paths, paths_from)):
         click.echo(name)

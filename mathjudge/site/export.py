@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.leaderboard.items import export_items
+from mathjudge.site.items import export_items
 from mathjudge.spec.document import (
     DOCUMENT,
     SCHEMA_VERSION,
@@ -111,7 +111,7 @@ def read_document(con: duckdb.DuckDBPyConnection, store: Path) -> LeaderboardDoc
     text = read.document(con, DOCUMENT)
     if text is None:
         raise MathJudgeError(
-            f"{store}: no published leaderboard document; run `mathjudge leaderboard build`"
+            f"{store}: no published leaderboard document; run `mathjudge site build`"
         )
     return LeaderboardDocument.model_validate_json(text)
 

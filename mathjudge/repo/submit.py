@@ -19,11 +19,9 @@ from typing import Any
 from mathjudge import registry
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.scoring.evaluator import validate_file
-from mathjudge.spec.submission import SubmissionRecord
-from mathjudge.submissions.confined import shown
-from mathjudge.submissions.details import read_details
-from mathjudge.submissions.folder import (
+from mathjudge.repo.confined import shown
+from mathjudge.repo.details import read_details
+from mathjudge.repo.folder import (
     DETAILS,
     META,
     RECORD,
@@ -38,6 +36,8 @@ from mathjudge.submissions.folder import (
     sha256,
     slug_of,
 )
+from mathjudge.scoring.evaluator import validate_file
+from mathjudge.spec.submission import SubmissionRecord
 from mathjudge.validate.submission import FORMATS
 
 

@@ -115,8 +115,8 @@ def parse(text: str, where: str) -> AliasTable:
 @functools.cache
 def table() -> AliasTable:
     """The shipped table (parsed once)."""
-    text = resources.files("mathjudge.publish").joinpath(TABLE).read_text(encoding="utf-8")
-    return parse(text, f"mathjudge/publish/{TABLE}")
+    text = resources.files("mathjudge.document").joinpath(TABLE).read_text(encoding="utf-8")
+    return parse(text, f"mathjudge/document/{TABLE}")
 
 
 # Verdicts from worst to best: a pair's verdict is the worst of its headline rows.

@@ -2,7 +2,7 @@
 
 Ranks, rank intervals and tie groups are statistics, so they are computed here (see
 `publish.ranks`), with the B and seed the judges were scored with; each benchmark's
-presentation facts come from its spec. The site (`mathjudge.leaderboard`) renders the stored
+presentation facts come from its spec. The site (`mathjudge.site`) renders the stored
 document and nothing else, so what it shows is a pure function of the store.
 """
 
@@ -22,9 +22,9 @@ from mathjudge import __version__, registry, store
 from mathjudge.base.display import meta_problem, summary
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reported import SOURCE as REPORTED
-from mathjudge.publish.aliases import AliasTable, compare_pair
-from mathjudge.publish.aliases import table as alias_table
-from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.document.aliases import AliasTable, compare_pair
+from mathjudge.document.aliases import table as alias_table
+from mathjudge.document.ranks import rank_benchmark
 from mathjudge.spec.document import (
     DOCUMENT,
     BenchmarkDocument,

@@ -1,5 +1,5 @@
 """Results store -> static leaderboard site: export data files, render pages from them."""
 
-from mathjudge.leaderboard.render import build_site
+from mathjudge.site.render import build_site
 
 __all__ = ["build_site"]

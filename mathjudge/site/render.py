@@ -25,23 +25,23 @@ from typing import Any
 import jinja2
 
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.leaderboard import board as boards
-from mathjudge.leaderboard.export import (
+from mathjudge.site import board as boards
+from mathjudge.site.export import (
     LEADERBOARD_JSON,
     OVERVIEW,
     export_data,
     load_document,
 )
-from mathjudge.leaderboard.itemviews import explorer, explorer_page, item_view
-from mathjudge.leaderboard.metafields import meta_fields
-from mathjudge.leaderboard.modelpages import (
+from mathjudge.site.itemviews import explorer, explorer_page, item_view
+from mathjudge.site.metafields import meta_fields
+from mathjudge.site.modelpages import (
     BenchRef,
     Context,
     comparisons,
     cross_view,
     model_views,
 )
-from mathjudge.leaderboard.pages import (
+from mathjudge.site.pages import (
     BenchmarkPage,
     JudgeEntry,
     JudgeListing,
@@ -53,9 +53,9 @@ from mathjudge.leaderboard.pages import (
     submission_view,
     when,
 )
-from mathjudge.leaderboard.sitepages import dataset_views, methodology_view
-from mathjudge.leaderboard.swap import swap_in
-from mathjudge.leaderboard.views import (
+from mathjudge.site.sitepages import dataset_views, methodology_view
+from mathjudge.site.swap import swap_in
+from mathjudge.site.views import (
     OVERALL,
     JudgeRef,
     bootstrap_text,
@@ -239,7 +239,7 @@ def render_site(
 
 def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str, str]) -> None:
     """A benchmark's page, its plots, and its item explorer and item view."""
-    from mathjudge.leaderboard.plots import benchmark_plots  # matplotlib: only where drawn
+    from mathjudge.site.plots import benchmark_plots  # matplotlib: only where drawn
 
     bench, show = b.doc, b.doc.presentation
     plots = benchmark_plots(show, bench.submissions)
@@ -383,7 +383,7 @@ def _releases(site: Path) -> list[str]:
 def _assets(site: Path) -> None:
     """Our own assets, and the vendored KaTeX (its README stays in the package)."""
     (site / "assets").mkdir(exist_ok=True)
-    folder = resources.files("mathjudge.leaderboard").joinpath("assets")
+    folder = resources.files("mathjudge.site").joinpath("assets")
     for name in ASSETS:
         (site / "assets" / name).write_text(folder.joinpath(name).read_text("utf-8"), "utf-8")
     katex = folder.joinpath("katex")
@@ -398,7 +398,7 @@ def _assets(site: Path) -> None:
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("mathjudge.leaderboard", "templates"),
+        loader=jinja2.PackageLoader("mathjudge.site", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -17,10 +17,10 @@ from urllib.parse import quote
 
 import pyarrow.parquet as pq
 
-from mathjudge.leaderboard.items import PAGES, natural_key, show_value
-from mathjudge.leaderboard.modelpages import BenchRef
-from mathjudge.leaderboard.pages import Option
-from mathjudge.leaderboard.views import JudgeRef, View
+from mathjudge.site.items import PAGES, natural_key, show_value
+from mathjudge.site.modelpages import BenchRef
+from mathjudge.site.pages import Option
+from mathjudge.site.views import JudgeRef, View
 from mathjudge.spec.document import ItemData
 
 

@@ -1,4 +1,4 @@
-"""`mathjudge leaderboard sync` and `check`: a leaderboard repository into the results store.
+"""`mathjudge repo sync` and `check`: a leaderboard repository into the results store.
 
 Sync scores only the submission folders that are new or changed (keyed by the checksums of their
 files, their options and the content hash of the dataset they are scored on), removes the
@@ -24,20 +24,20 @@ from typing import Any
 from mathjudge import registry, store
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import open_dataset
-from mathjudge.publish.reported import import_reported
-from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.spec.results import EvaluationResult
-from mathjudge.store import read
-from mathjudge.submissions.confined import shown
-from mathjudge.submissions.details import parse_details
-from mathjudge.submissions.folder import (
+from mathjudge.document.reported import import_reported
+from mathjudge.repo.confined import shown
+from mathjudge.repo.details import parse_details
+from mathjudge.repo.folder import (
     DETAILS,
     SUBMISSIONS,
     Folder,
     find_folders,
     subfolders,
 )
-from mathjudge.submissions.pathlist import named_folders
+from mathjudge.repo.pathlist import named_folders
+from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
+from mathjudge.spec.results import EvaluationResult
+from mathjudge.store import read
 
 
 @dataclass

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from mathjudge.leaderboard.board import Chart, Glance
-from mathjudge.leaderboard.modelpages import BenchRef, ComparisonView
-from mathjudge.leaderboard.views import (
+from mathjudge.site.board import Chart, Glance
+from mathjudge.site.modelpages import BenchRef, ComparisonView
+from mathjudge.site.views import (
     KIND_LABEL,
     PROVENANCE_FILTER,
     PROVENANCES,

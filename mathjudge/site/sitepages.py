@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from mathjudge.leaderboard.views import MetricGroupView, View, metric_view
+from mathjudge.site.views import MetricGroupView, View, metric_view
 from mathjudge.spec.document import DatasetDocument, LeaderboardDocument
 
 

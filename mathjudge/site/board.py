@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable
 from typing import Literal
 
-from mathjudge.leaderboard.views import (
+from mathjudge.site.views import (
     PROVENANCES,
     Cell,
     JudgeRef,

@@ -1,5 +1,5 @@
-"""The list of paths a pull request changes, as a workflow hands it to `leaderboard check` and
-`leaderboard datasets` with `--paths-from FILE` (`-`: standard input).
+"""The list of paths a pull request changes, as a workflow hands it to `repo check` and
+`repo datasets` with `--paths-from FILE` (`-`: standard input).
 
 Expanding such a list into command-line arguments lets a file name pass for an option: a file
 named `submissions/.f --datasets submissions/.fake --` made `check` score a submission against
@@ -17,7 +17,7 @@ from mathjudge import registry
 from mathjudge.base import sidefiles
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
-from mathjudge.submissions.folder import SLUG, SUBMISSIONS
+from mathjudge.repo.folder import SLUG, SUBMISSIONS
 
 MAX_BYTES = 16 << 20
 
