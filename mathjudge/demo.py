@@ -259,7 +259,9 @@ def run_demo(
 
     listing = _shared_listing(source_dir)
     if listing is not None:
-        from mathjudge.arxiv.pipeline import run_filter  # imported only when there is a listing
+        from mathjudge.benchmarks.arxivmathgradingbench.mining.pipeline import (
+            run_filter,  # imported only when there is a listing
+        )
 
         mined = run_filter(
             [listing],

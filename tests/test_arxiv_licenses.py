@@ -14,8 +14,12 @@ from click.testing import CliRunner
 from standins import LocalServer, OpenAIStub, Reply, Seen, StubReply
 
 from conftest import write_jsonl
-from mathjudge.arxiv.licenses import CACHE_FILE, LicenseLookup, lookup_licenses
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import (
+    CACHE_FILE,
+    LicenseLookup,
+    lookup_licenses,
+)
 from mathjudge.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "arxiv_oai"

@@ -14,7 +14,8 @@ from urllib.parse import parse_qs
 import pytest
 from standins import LocalServer, Reply, Seen
 
-from mathjudge.arxiv.readers import (
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import (
     Format,
     Record,
     harvest,
@@ -23,7 +24,6 @@ from mathjudge.arxiv.readers import (
     retry_after_s,
     write_records,
 )
-from mathjudge.base.errors import MathJudgeError
 
 ATOM_PAGES = Path(__file__).parent / "fixtures" / "arxiv_atom"
 KAGGLE_SAMPLE = "arxiv-metadata-samples/kaggle_arxiv_metadata_oai_snapshot_first200.jsonl"

@@ -61,7 +61,7 @@ def rows(built: Path) -> dict[str, dict]:
 
 
 def naive_split(text: str) -> list[str]:
-    """The test's own reading of `Location of Error`, independent of mathjudge.arxiv."""
+    """The test's own reading of `Location of Error`, independent of mathjudge.benchmarks.arxivmathgradingbench.mining."""
     return [part.strip() for part in re.split(r",|;| and ", text) if part.strip()]
 
 

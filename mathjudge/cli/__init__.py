@@ -58,11 +58,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "judge",
         "Reference judges (LLM judges through litellm, and rule-based ones).",
     ),
-    "arxiv": (
-        "arxiv",
-        "arxiv",
-        "Mine arXiv metadata for papers whose later version corrects an error.",
-    ),
     "submit": (
         "submit",
         "submit",

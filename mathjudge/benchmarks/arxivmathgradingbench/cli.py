@@ -1,4 +1,5 @@
-"""`mathjudge arxiv filter`: the arXiv mining pipeline."""
+"""`mathjudge arxiv filter`: the arXiv mining pipeline that finds candidates for this benchmark
+(a command group the spec contributes to the `mathjudge` command)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ from pathlib import Path
 
 import click
 
-from mathjudge.arxiv.licenses import OAI_URL as _ARXIV_OAI_URL
-from mathjudge.arxiv.readers import API_URL as _ARXIV_API_URL
-from mathjudge.arxiv.readers import DEFAULT_DELAY_S as _ARXIV_DELAY_S
-from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS as _PATTERNS
-from mathjudge.arxiv.stage1 import Patterns
-from mathjudge.cli.options import QUIET
+from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import OAI_URL as _ARXIV_OAI_URL
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import API_URL as _ARXIV_API_URL
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import (
+    DEFAULT_DELAY_S as _ARXIV_DELAY_S,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import DEFAULT_PATTERNS as _PATTERNS
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import Patterns
+
+QUIET = click.option("--quiet", is_flag=True, help="No progress bars or step messages.")
 
 
 @click.group()
@@ -100,9 +104,12 @@ def arxiv_filter(
     location extraction; writes candidates.parquet, funnel.json and the mined split.
 
     Patterns are case-insensitive RE2, searched in the comment."""
-    from mathjudge.arxiv.licenses import LicenseLookup
-    from mathjudge.arxiv.pipeline import HarvestOptions, run_filter
     from mathjudge.base.config import cache_dir
+    from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import LicenseLookup
+    from mathjudge.benchmarks.arxivmathgradingbench.mining.pipeline import (
+        HarvestOptions,
+        run_filter,
+    )
 
     if harvest and (since is None or until is None):
         raise click.UsageError("--harvest needs both --since and --until")

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from mathjudge.arxiv import badlines
-from mathjudge.arxiv.readers import (
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
+from mathjudge.benchmarks.arxivmathgradingbench.mining import badlines
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import (
     SIGNATURES,
     InputFile,
     Normalisation,
@@ -24,8 +26,6 @@ from mathjudge.arxiv.readers import (
     normalisation,
     sql_string,
 )
-from mathjudge.base.errors import MathJudgeError
-from mathjudge.base.escaping import printable
 
 if TYPE_CHECKING:
     import duckdb

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mathjudge.arxiv.candidates import Candidate
-from mathjudge.arxiv.readers import InputFile
 from mathjudge.benchmarks.arxivmathgradingbench.build import CONFIG, FEATURES
+from mathjudge.benchmarks.arxivmathgradingbench.mining.candidates import Candidate
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import InputFile
 from mathjudge.dataio.sources import ResolvedFile, Source, SourceFile, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
 

@@ -8,11 +8,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.arxiv.candidates import Candidate, Step, narrow, permissive
-from mathjudge.arxiv.licenses import LicenseLookup, lookup_licenses
-from mathjudge.arxiv.stage1 import Patterns
 from mathjudge.base.progress import progress_bar
 from mathjudge.benchmarks.arxivmathgradingbench.locations import comment_locations, parse_locations
+from mathjudge.benchmarks.arxivmathgradingbench.mining.candidates import (
+    Candidate,
+    Step,
+    narrow,
+    permissive,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import (
+    LicenseLookup,
+    lookup_licenses,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import Patterns
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,7 @@ def classify_stage(
 ) -> tuple[list[Candidate], dict[str, Any]]:
     """Stage 2: keep the comments the model labels a major or minor error correction. A
     failed label is recorded on its candidate (status `failed_stage2`), never counted as no."""
-    from mathjudge.arxiv.classify import classify
+    from mathjudge.benchmarks.arxivmathgradingbench.mining.classify import classify
 
     with progress_bar("stage 2: classifying comments", len(live), quiet=model.quiet) as advance:
         report = classify([c.record for c in live], progress=advance, **model.client())
@@ -80,7 +88,7 @@ def locate_stage(live: list[Candidate], patterns: Patterns, model: ModelOptions)
     pending = [c for c in live if not c.locations]
     if not pending:
         return {"run": False, "note": "the regex found locations in every comment"}
-    from mathjudge.arxiv.llm_locations import extract_locations
+    from mathjudge.benchmarks.arxivmathgradingbench.mining.llm_locations import extract_locations
 
     with progress_bar("stage 3: locating errors", len(pending), quiet=model.quiet) as advance:
         report = extract_locations([c.record for c in pending], progress=advance, **model.client())

@@ -11,11 +11,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge.arxiv.readers import Record
-from mathjudge.arxiv.stage1 import EXAMPLES
 from mathjudge.base.atomic import atomic_path
 from mathjudge.benchmarks.arxivmathgradingbench.build import is_permissive, normalize_license
 from mathjudge.benchmarks.arxivmathgradingbench.locations import Location
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import Record
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import EXAMPLES
 from mathjudge.dataio.writer import PARQUET_OPTIONS
 
 UNRECOGNISED_LICENSE = "unrecognised"

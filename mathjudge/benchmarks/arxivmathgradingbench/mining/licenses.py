@@ -15,9 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mathjudge.arxiv.readers import DEFAULT_DELAY_S, USER_AGENT, PoliteGetter
 from mathjudge.base.atomic import atomic_path
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import (
+    DEFAULT_DELAY_S,
+    USER_AGENT,
+    PoliteGetter,
+)
 
 OAI_URL = "https://oaipmh.arxiv.org/oai"
 NS = {"oai": "http://www.openarchives.org/OAI/2.0/", "arxiv": "http://arxiv.org/OAI/arXiv/"}

@@ -20,15 +20,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.arxiv import readers
-from mathjudge.arxiv.candidates import Candidate, Step, write_candidates
-from mathjudge.arxiv.licenses import LicenseLookup
-from mathjudge.arxiv.mined_split import BENCHMARK, VERSION, input_pins, split_build, split_row
-from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS, Patterns, run_stage1
-from mathjudge.arxiv.stages import MODEL_STEPS, ModelOptions, distinct_corrections, model_stages
 from mathjudge.base.atomic import atomic_path
 from mathjudge.base.config import cache_dir as default_cache_dir
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining import readers
+from mathjudge.benchmarks.arxivmathgradingbench.mining.candidates import (
+    Candidate,
+    Step,
+    write_candidates,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import LicenseLookup
+from mathjudge.benchmarks.arxivmathgradingbench.mining.mined_split import (
+    BENCHMARK,
+    VERSION,
+    input_pins,
+    split_build,
+    split_row,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import (
+    DEFAULT_PATTERNS,
+    Patterns,
+    run_stage1,
+)
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stages import (
+    MODEL_STEPS,
+    ModelOptions,
+    distinct_corrections,
+    model_stages,
+)
 from mathjudge.dataio.writer import write_dataset
 
 HARVEST_FILE = "harvest.jsonl"

@@ -17,8 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
-from mathjudge.arxiv.classify import RecordLike, comment_request
 from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_location
+from mathjudge.benchmarks.arxivmathgradingbench.mining.classify import RecordLike, comment_request
 from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, Progress, final_field
 from mathjudge.llm.params import DETERMINISTIC as DEFAULT_PARAMS
 from mathjudge.prompts import load_prompt
