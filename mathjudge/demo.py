@@ -29,7 +29,7 @@ from mathjudge.dataio import mirror
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.judges.baselines import run_baseline_outputs
+from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.repo.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
 from mathjudge.repo.submit import submit
@@ -240,9 +240,7 @@ def run_demo(
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / spec.name / f"{baseline.key}.jsonl"
         with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            rows, details = run_baseline_outputs(
-                spec, baseline, _counted(items, advance), source_dir
-            )
+            rows, details = run_baseline(spec, baseline, _counted(items, advance), source_dir)
         n = write_jsonl(preds_path, rows)
         sidecar = preds_path.with_name(f"{preds_path.stem}.details.jsonl")
         if details:

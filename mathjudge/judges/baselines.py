@@ -20,13 +20,6 @@ Rows = Iterable[Mapping[str, Any]]
 
 def run_baseline(
     spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
-) -> list[dict[str, Any]]:
-    """The baseline's predictions for `rows` of `spec`'s items config."""
-    return run_baseline_outputs(spec, baseline, rows, source_dir)[0]
-
-
-def run_baseline_outputs(
-    spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(predictions, details): a reference judge also gives its own account of each item (as
     `mathjudge judge run` writes it to `X.details.jsonl`); failures become inconclusive

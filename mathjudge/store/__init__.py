@@ -182,14 +182,9 @@ def write_document(path: Path, name: str, document: str) -> None:
         )
 
 
-def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> None:
+def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str, Any]]) -> None:
     """Replace the details of a stored submission: rows of `item_id`, optional `run` and the
     judge's own fields (checked and bounded by the caller)."""
-    with transaction(path) as con:
-        _save_details(con, submission_id, rows)
-
-
-def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str, Any]]) -> None:
     table = pa.table(
         {
             "submission_id": pa.array([sid] * len(rows), pa.string()),

@@ -252,18 +252,6 @@ def load_predictions(
     return out
 
 
-def field_predictions(
-    con: duckdb.DuckDBPyConnection, sids: list[str], field: str
-) -> list[tuple[str, str, float | None]]:
-    """(submission id, item id, value) of one prediction field for these submissions."""
-    return con.execute(
-        """SELECT submission_id, item_id, value FROM item_predictions
-           WHERE submission_id IN (SELECT unnest(?)) AND field = ?
-           ORDER BY submission_id, item_id""",
-        [sids, field],
-    ).fetchall()
-
-
 def predictions_table(con: duckdb.DuckDBPyConnection, sids: list[str]) -> pa.Table:
     """Every stored prediction of these submissions as an Arrow table (submission_id, item_id,
     field, value), ordered by submission, item and field."""

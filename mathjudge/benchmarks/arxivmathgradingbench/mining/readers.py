@@ -1,7 +1,7 @@
 """arXiv metadata as one normalised `Record` per (arxiv_id, version), whatever the source.
 
-Each file format is normalised by one DuckDB SELECT (`select_sql`), so the regex stage filters
-exactly what the readers yield, streamed from the file rather than loaded into Python:
+Each file format is normalised by one DuckDB SELECT (`normalisation`), inside which the regex
+stage filters, streamed from the file rather than loaded into Python:
 
 - `kaggle`: the Kaggle `arxiv-metadata-oai-snapshot.json` (JSON lines, optionally gzipped), one
   line per paper. Only the latest version carries a comment, so it is the one record per paper.
@@ -231,27 +231,6 @@ def normalisation(source: InputFile, *, abstract: bool = True) -> Normalisation:
         raw.pop("abstract")
         fields["abstract"] = "CAST(NULL AS VARCHAR)"
     return Normalisation(_read_json(source, raw), fields, comment, categories)
-
-
-def select_sql(source: InputFile) -> str:
-    """A SELECT of the file as normalised records, one column per `Record` field."""
-    return normalisation(source).select()
-
-
-def read_records(
-    path: Path, fmt: Format | str | None = None, *, batch_rows: int = 10_000
-) -> Iterator[Record]:
-    """Every record of one file, streamed in batches of `batch_rows`."""
-    import duckdb  # here, not at module level: the CLI imports this module for its defaults
-
-    source = open_input(path, fmt)
-    with duckdb.connect() as con:
-        try:
-            batches = con.sql(select_sql(source)).to_arrow_reader(batch_rows)
-            for batch in batches:
-                yield from map(Record.from_row, batch.to_pylist())
-        except duckdb.Error as exc:
-            raise MathJudgeError(f"{path}: not readable as {source.format} ({exc})") from exc
 
 
 def write_records(records: Iterable[Record], path: Path) -> int:
