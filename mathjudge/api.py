@@ -22,7 +22,7 @@ DuckDB file, as for the CLI) or `json_out` is given.
 from it (`mathjudge site build`).
 
 `request` builds the `EvaluationRequest` that `evaluate` scores, `score` scores one and returns
-the `EvaluationResult`, `paired` does `compare`'s work and returns the `Comparison`; the CLI calls
+the `Evaluation`, `paired` does `compare`'s work and returns the `Comparison`; the CLI calls
 `score` and `paired` and prints. In-memory predictions are handed to the validator as they are
 (a DataFrame as an Arrow table), never written to a file.
 """
@@ -47,7 +47,7 @@ from mathjudge.spec.request import (
     PredictionRows,
     Predictions,
 )
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,7 +75,7 @@ def evaluate(
     scores.attrs = {
         "benchmark": result.benchmark,
         "judge": result.judge,
-        "submission_id": result.submission_id,
+        "submission_id": result.id,
         "stored_in": str(asked.store) if asked.store is not None else None,
         "dataset_version": result.dataset_version,
         "content_hash": result.content_hash,
@@ -131,7 +131,7 @@ def request(
 
 def score(
     asked: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
-) -> EvaluationResult:
+) -> Evaluation:
     """Score the request (see `request`) and return the result object. Raises
     `MathJudgeError` on bad input, before anything is written."""
     return evaluator.evaluate(asked, on_progress=on_progress)

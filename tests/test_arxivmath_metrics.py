@@ -334,7 +334,7 @@ def test_matcher_option_and_what_the_matcher_is_asked(
 
     strict = evaluate(path, tiny)
     assert strict.bootstrap["options"] == {"matcher": "strict", "match_model": ""}
-    assert strict.submission_id != result.submission_id  # the matcher is part of the identity
+    assert strict.id != result.id  # the matcher is part of the identity
 
 
 def test_undecided_pairs_stop_the_evaluation(

@@ -221,16 +221,15 @@ def test_a_model_variant_of_the_alias_table_belongs_to_one_folder(
     """Two judge names the alias table shows as one model variant are one judge."""
     from mathjudge.document import aliases
 
-    table = aliases.parse(
-        """models:
-  - id: plus-model
-    name: Plus model
-    judges:
-      - {benchmark: stepmathbench, source: reproduced, judge: Plus one, variant: "v1"}
-      - {benchmark: stepmathbench, source: reproduced, judge: Plus uno, variant: "v1"}
+    models = aliases.parse_models("models:\n  - {id: plus-model, name: Plus model}\n", "m.yaml")
+    judges = aliases.parse_aliases(
+        """judges:
+  - {model: plus-model, source: reproduced, judge: Plus one, variant: "v1"}
+  - {model: plus-model, source: reproduced, judge: Plus uno, variant: "v1"}
 """,
-        "test table",
+        "stepmathbench/aliases.yaml",
     )
+    table = aliases.assemble(models, {"stepmathbench": (judges, "stepmathbench/aliases.yaml")})
     monkeypatch.setattr(aliases, "table", lambda: table)
     other = repo / "submissions" / "stepmathbench" / "plus-uno"
     shutil.copytree(repo / FOLDER, other)
@@ -356,5 +355,5 @@ def test_a_file_swapped_while_it_is_scored_never_mixes_scores_and_checksums(
     (tmp_path / "honest.jsonl").write_bytes(honest)
     direct = evaluate_file("stepmathbench", tmp_path / "honest.jsonl", "x",
                            datasets_dir=datasets_dir, n_boot=int(B))  # fmt: skip
-    assert stored == hashlib.sha256(honest).hexdigest() == direct.submission_sha256
+    assert stored == hashlib.sha256(honest).hexdigest() == direct.sha256
     assert mse == next(s.value for s in direct.scores if (s.scope, s.metric) == ("overall", "mse"))

@@ -389,7 +389,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 4
+    assert board["schema_version"] == 5
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -413,7 +413,8 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     with a metric the schema does not know is labelled and shown unscaled, not dropped."""
     score = {"scope": "overall", "subset": "all", "n": 3, "ci_low": 0.1, "ci_high": 0.3}
     submission = {
-        "id": "abc", "judge": "paper judge", "source": "reported", "provenance": "paper",
+        "id": "abc", "benchmark": "stepmathbench", "judge": "paper judge", "source": "reported",
+        "provenance": "paper",
         "citation": "<i>Some et al.</i> 2025", "coverage": 1.0, "partial": False,
         "dataset_version": "1.0.0", "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
         "created": "2025-01-01T00:00:00+00:00", "n_items": 3, "runs": 1, "runs_agg": "mean",
@@ -430,7 +431,7 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
         "ranks": {"status": "not ranked: no reproduced judge"},
     }
     doc = {
-        "schema_version": 4,
+        "schema_version": 5,
         "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",

@@ -177,7 +177,7 @@ def test_sync_scores_only_what_changed_and_drops_what_was_removed(
         details = con.execute(
             "SELECT item_id, CAST(details AS VARCHAR) FROM item_details ORDER BY item_id"
         ).fetchall()
-    assert sid == direct.submission_id
+    assert sid == direct.id
     assert mse == next(s.value for s in direct.scores if (s.scope, s.metric) == ("overall", "mse"))
     assert [d[0] for d in details] == ["stepmath-1", "stepmath-2", "stepmath-3"]
     # Nothing changed: nothing scored.

@@ -138,7 +138,7 @@ def evaluate(
     partial = " (PARTIAL)" if result.partial else ""
     click.echo(
         f"coverage {result.coverage:.1%}{partial}; dataset version {result.dataset_version}; "
-        f"saved as submission {result.submission_id} in {store}"
+        f"saved as submission {result.id} in {store}"
     )
 
 

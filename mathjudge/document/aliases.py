@@ -1,27 +1,38 @@
-"""Model identity: the curated alias table (`aliases.yaml`, reviewed like code) that says which
-judges run on the same model, and which reported result our reproduction corresponds to.
+"""Model identity: which judges run on the same model, and which reported result our
+reproduction corresponds to. Curated, reviewed like code, in two kinds of file:
+
+- `mathjudge/document/models.yaml`: the models (id, name, organization, the names a
+  submission's meta may give them by);
+- `aliases.yaml` in each benchmark's folder: that benchmark's judges as stored (source, name)
+  with the model each runs on, its configuration as the variant, and `pairs` of a reported
+  result and our reproduction of the same judge.
 
 Papers name one model many ways (`GPT-4o`, `gpt-4o (MS)`, `GPT-4oV2`); the table maps each
 stored (benchmark, source, judge) to one model id with its configuration as the variant. Publish
 adds the model to every matching submission, a list of models with all their results, and the
-reported-vs-reproduced comparisons of the declared pairs (`compare_pair`).
+reported-vs-reproduced comparisons of the declared pairs (`compare_pair`). A new benchmark
+brings its aliases in its own folder; only a model no benchmark named before goes into
+models.yaml.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.document import Comparison, ComparisonRow, Verdict
-from mathjudge.store.read import StoredSubmission
+from mathjudge.spec.results import Submission
 
-TABLE = "aliases.yaml"
+MODELS = "models.yaml"  # in this package
+ALIASES = "aliases.yaml"  # in a benchmark's folder
 Source = Literal["reported", "reproduced"]
 
 
@@ -45,13 +56,42 @@ class Model(_Strict):
     name: str
     organization: str | None = None
     aliases: tuple[str, ...] = ()  # names a submission's meta may give as its `model`
-    judges: tuple[JudgeAlias, ...] = ()
+    judges: tuple[JudgeAlias, ...] = ()  # from the benchmarks' aliases.yaml
 
 
 class Pair(_Strict):
     benchmark: str
     reported: str
     reproduced: str
+
+
+class ModelsFile(_Strict):
+    """`models.yaml`."""
+
+    models: tuple[Model, ...]
+
+
+class BenchmarkJudge(_Strict):
+    """An entry of a benchmark's `aliases.yaml`: a stored judge and the model it runs on."""
+
+    model: str
+    source: Source
+    judge: str
+    variant: str = ""
+    version: str | None = None
+    pipeline: str | None = None
+
+
+class BenchmarkPair(_Strict):
+    reported: str
+    reproduced: str
+
+
+class BenchmarkAliases(_Strict):
+    """A benchmark's `aliases.yaml`."""
+
+    judges: tuple[BenchmarkJudge, ...] = ()
+    pairs: tuple[BenchmarkPair, ...] = ()
 
 
 class AliasTable(_Strict):
@@ -100,23 +140,70 @@ class AliasTable(_Strict):
         return None
 
 
-def parse(text: str, where: str) -> AliasTable:
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parse(model: type[M], text: str, where: str) -> M:
     try:
-        return AliasTable.model_validate(yaml.safe_load(text))
+        return model.model_validate(yaml.safe_load(text) or {})
     except yaml.YAMLError as exc:
-        raise MathJudgeError(f"{where}: not a valid alias table ({exc})") from None
+        raise MathJudgeError(f"{where}: not valid YAML ({exc})") from None
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'table'}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}" for e in exc.errors()
         )
-        raise MathJudgeError(f"{where}: not a valid alias table ({problems})") from None
+        raise MathJudgeError(f"{where}: not a valid alias file ({problems})") from None
+
+
+def parse_models(text: str, where: str) -> ModelsFile:
+    return _parse(ModelsFile, text, where)
+
+
+def parse_aliases(text: str, where: str) -> BenchmarkAliases:
+    return _parse(BenchmarkAliases, text, where)
+
+
+def assemble(
+    models: ModelsFile, benchmarks: Mapping[str, tuple[BenchmarkAliases, str]]
+) -> AliasTable:
+    """One table from the models and each benchmark's aliases (with the file they came from,
+    which an error names)."""
+    judges: dict[str, list[JudgeAlias]] = {m.id: [] for m in models.models}
+    pairs = []
+    for benchmark, (aliases, where) in sorted(benchmarks.items()):
+        for n, entry in enumerate(aliases.judges):
+            if entry.model not in judges:
+                raise MathJudgeError(
+                    f"{where}: judges.{n} ({entry.judge!r}) names model {entry.model!r}, which "
+                    f"mathjudge/document/{MODELS} does not list"
+                )
+            facts = entry.model_dump(exclude={"model"})
+            judges[entry.model].append(JudgeAlias(benchmark=benchmark, **facts))
+        pairs += [Pair(benchmark=benchmark, **p.model_dump()) for p in aliases.pairs]
+    try:
+        return AliasTable(
+            models=tuple(
+                m.model_copy(update={"judges": tuple(judges[m.id])}) for m in models.models
+            ),
+            pairs=tuple(pairs),
+        )
+    except ValidationError as exc:
+        problems = "; ".join(e["msg"] for e in exc.errors())
+        raise MathJudgeError(f"the alias files disagree ({problems})") from None
 
 
 @functools.cache
 def table() -> AliasTable:
-    """The shipped table (parsed once)."""
-    text = resources.files("mathjudge.document").joinpath(TABLE).read_text(encoding="utf-8")
-    return parse(text, f"mathjudge/document/{TABLE}")
+    """The shipped models and every registered benchmark's aliases (parsed once)."""
+    text = resources.files("mathjudge.document").joinpath(MODELS).read_text(encoding="utf-8")
+    models = parse_models(text, f"mathjudge/document/{MODELS}")
+    found = {}
+    for name in registry.names():
+        path = registry.folder(name) / ALIASES
+        if path.is_file():
+            where = f"mathjudge/benchmarks/{name}/{ALIASES}"
+            found[name] = (parse_aliases(path.read_text(encoding="utf-8"), where), where)
+    return assemble(models, found)
 
 
 # Verdicts from worst to best: a pair's verdict is the worst of its headline rows.
@@ -147,7 +234,7 @@ def verdict(value: float | None, outside: bool | None, printed: dict[str, Any] |
 
 
 def compare_pair(
-    reported: StoredSubmission, reproduced: StoredSubmission, headline: str | None = None
+    reported: Submission, reproduced: Submission, headline: str | None = None
 ) -> Comparison:
     """Every score both results give: the paper's value beside ours, flagged when it lies
     outside our 95% CI (no flag where we have no interval), with its verdict; the pair's

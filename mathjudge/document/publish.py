@@ -1,7 +1,7 @@
 """Publish time: turn the results store into the leaderboard document and store it.
 
 Ranks, rank intervals and tie groups are statistics, so they are computed here (see
-`publish.ranks`), with the B and seed the judges were scored with; each benchmark's
+`document.ranks`), with the B and seed the judges were scored with; each benchmark's
 presentation facts come from its spec. The site (`mathjudge.site`) renders the stored
 document and nothing else, so what it shows is a pure function of the store.
 """
@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 import duckdb
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from mathjudge import __version__, registry, store
 from mathjudge.base.display import meta_problem, summary
@@ -28,6 +27,7 @@ from mathjudge.document.ranks import rank_benchmark
 from mathjudge.spec.document import (
     DOCUMENT,
     BenchmarkDocument,
+    BoardSubmission,
     Comparison,
     DatasetDocument,
     GeneratedFrom,
@@ -37,11 +37,10 @@ from mathjudge.spec.document import (
     ModelResult,
     Provenance,
     Ranks,
-    Submission,
 )
 from mathjudge.spec.presentation import generic_presentation
+from mathjudge.spec.results import Submission
 from mathjudge.store import read
-from mathjudge.store.read import StoredSubmission
 
 
 def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
@@ -52,10 +51,10 @@ def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> Lea
     aliases = alias_table()
     with read.reading(path, snapshot=True) as con:  # the store's lock held only to copy it
         submissions = read.latest_submissions(con)
-        datasets = [DatasetDocument.model_validate(asdict(d)) for d in read.datasets(con)]
+        datasets = read.datasets(con)
         examples = frozenset(d.content_hash for d in datasets if d.manifest.get("example"))
-        by_benchmark: dict[str, list[StoredSubmission]] = {}
-        shown: dict[str, list[Submission]] = {}
+        by_benchmark: dict[str, list[Submission]] = {}
+        shown: dict[str, list[BoardSubmission]] = {}
         for sub in submissions:
             try:
                 document = _submission(sub.benchmark, sub, aliases, examples)
@@ -106,7 +105,7 @@ def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> Lea
 
 def _ranks(
     con: duckdb.DuckDBPyConnection,
-    by_benchmark: dict[str, list[StoredSubmission]],
+    by_benchmark: dict[str, list[Submission]],
     examples: frozenset[str],
 ) -> dict[str, Ranks]:
     """Each known benchmark's ranks, two benchmarks at a time (the work is in DuckDB and
@@ -122,9 +121,12 @@ def _ranks(
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 
 
+_BOARD = TypeAdapter(BoardSubmission)
+
+
 def _submission(
-    benchmark: str, stored: StoredSubmission, aliases: AliasTable, examples: frozenset[str]
-) -> Submission:
+    benchmark: str, stored: Submission, aliases: AliasTable, examples: frozenset[str]
+) -> BoardSubmission:
     """A stored submission as the document shows it: meta as a bounded summary, the whole
     meta linked as its own file (ids are hex digests; nothing else becomes a file name), the
     model behind the judge (alias table), and whether it was scored on a shipped example."""
@@ -139,36 +141,26 @@ def _submission(
     if found is not None:
         model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
     kind = meta.get("kind")
-    # Field by field, not `asdict`: its deep copy of every score took seconds at a thousand
-    # submissions (bench/site_scale.py); pydantic copies what it keeps anyway. The benchmark is
-    # left out: the document groups submissions by benchmark.
-    facts = {f.name: getattr(stored, f.name) for f in fields(stored) if f.name != "benchmark"}
-    facts["scores"] = [vars(score) for score in stored.scores]
-    document = Submission.model_validate(
-        {
-            **facts,
-            "meta": summary(meta),
-            "meta_file": f"meta/{stored.id}.json" if linked else None,
-            "example": stored.content_hash in examples,
-            "model": model,
-            "kind": kind if isinstance(kind, str) else None,
-            "provenance": provenance(stored.source, meta),
-        }
+    document = BoardSubmission(
+        **{**stored.record(), "meta": summary(meta)},
+        meta_file=f"meta/{stored.id}.json" if linked else None,
+        example=stored.content_hash in examples,
+        model=model,
+        kind=kind if isinstance(kind, str) else None,
+        provenance=provenance(stored.source, meta),
     )
-    json.dumps(document.model_dump(mode="json"), allow_nan=False)  # what the pages embed
+    json.dumps(_BOARD.dump_python(document, mode="json"), allow_nan=False)  # what pages embed
     return document
 
 
 def provenance(source: str, meta: dict[str, Any]) -> Provenance:
-    """Where a stored submission's predictions come from (see `Submission`)."""
+    """Where a stored submission's predictions come from (see `BoardSubmission`)."""
     if source == REPORTED:
         return "paper"
     return "published_outputs" if meta.get("converted_from") else "submitted"
 
 
-def _notes(
-    benchmark: str, subs: list[StoredSubmission], datasets: list[DatasetDocument]
-) -> list[str]:
+def _notes(benchmark: str, subs: list[Submission], datasets: list[DatasetDocument]) -> list[str]:
     """The spec's notes, then the limitations declared by the manifests of the datasets this
     benchmark's submissions were scored on (each once, in order)."""
     spec = registry.get(benchmark)
@@ -181,9 +173,7 @@ def _notes(
     return notes
 
 
-def _comparisons(
-    benchmark: str, subs: list[StoredSubmission], aliases: AliasTable
-) -> list[Comparison]:
+def _comparisons(benchmark: str, subs: list[Submission], aliases: AliasTable) -> list[Comparison]:
     """The declared reported/reproduced pairs present on this benchmark, score by score."""
     by_name = {(s.source, s.judge): s for s in subs}
     headline = registry.get(benchmark).headline if benchmark in registry.names() else None

@@ -43,9 +43,9 @@ from mathjudge.scoring.paired import metric_differences
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.document import Exclusion, RankEntry, Ranks
 from mathjudge.spec.presentation import MetricSpec
+from mathjudge.spec.results import Submission
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
-from mathjudge.store.read import StoredSubmission
 
 ALPHA = 0.05
 RANK_PERCENTILES = (2.5, 97.5)
@@ -62,7 +62,7 @@ class Ranked:
 
 def rank_benchmark(
     spec: BenchmarkSpec,
-    submissions: list[StoredSubmission],
+    submissions: list[Submission],
     con: duckdb.DuckDBPyConnection,
     example_hashes: frozenset[str] = frozenset(),
 ) -> Ranks:
@@ -74,7 +74,7 @@ def rank_benchmark(
     a benchmark's shipped example."""
     excluded: dict[str, Exclusion] = {}
 
-    def exclude(sub: StoredSubmission, kind: str, text: str) -> None:
+    def exclude(sub: Submission, kind: str, text: str) -> None:
         excluded[sub.id] = Exclusion(kind=kind, text=text)
 
     reproduced = []
@@ -261,7 +261,7 @@ def _headline_field(scorer: Scorer, headline: MetricSpec) -> str:
     raise MathJudgeError(f"headline metric {headline.key!r} comes from no single scored field")
 
 
-def _common_bootstrap(submissions: list[StoredSubmission], spec: BenchmarkSpec) -> dict[str, int]:
+def _common_bootstrap(submissions: list[Submission], spec: BenchmarkSpec) -> dict[str, int]:
     """The B and seed the judges were scored with (the scorer's defaults when they differ)."""
     seen = {(s.bootstrap.get("B"), s.bootstrap.get("seed")) for s in submissions}
     if len(seen) == 1:

@@ -15,25 +15,25 @@ from pathlib import Path
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reported import SOURCE, printed_cells, where
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 from mathjudge.store import delete, read, save_many
 
 
-def load_reported(folder: Path) -> list[EvaluationResult]:
+def load_reported(folder: Path) -> list[Evaluation]:
     """Every imported row of `folder` (the shared `reported/`): one result per judge."""
-    results: list[EvaluationResult] = []
+    results: list[Evaluation] = []
     for spec in registry.specs():
         if spec.reported is not None:
             results += registry.resolve(spec.name, f"{spec.reported}:load")(folder)
     return _combine_judges(_merge_reprints(results))
 
 
-def _merge_reprints(results: list[EvaluationResult]) -> list[EvaluationResult]:
+def _merge_reprints(results: list[Evaluation]) -> list[Evaluation]:
     """A later table that reprints an earlier row (ProofBench Tables 2, 5 and 10 repeat Table
     1's Ref+MS rows; StepMathAgent Table 4 repeats Table 3's StepMathAgent) shows the same
     evaluation, not another judge: keep the first appearance under its name."""
     first: dict[tuple[str, frozenset[tuple[str, str, str, float | None]]], int] = {}
-    out: list[EvaluationResult] = []
+    out: list[Evaluation] = []
     for result in results:
         key = (result.benchmark, frozenset((*where(s), s.value) for s in result.scores))
         if key in first:
@@ -44,12 +44,12 @@ def _merge_reprints(results: list[EvaluationResult]) -> list[EvaluationResult]:
     return out
 
 
-def _combine_judges(results: list[EvaluationResult]) -> list[EvaluationResult]:
+def _combine_judges(results: list[Evaluation]) -> list[Evaluation]:
     """The site shows one submission per (benchmark, judge), so results sharing a judge name
     must be one: a table adding other scores of the same evaluator (Table 3's per-generator
     MAEs of Table 1's Ref+MS evaluators) joins it; two values for one score are an error."""
     index: dict[tuple[str, str], int] = {}
-    out: list[EvaluationResult] = []
+    out: list[Evaluation] = []
     for result in results:
         key = (result.benchmark, result.judge)
         if key not in index:
@@ -64,9 +64,7 @@ def _combine_judges(results: list[EvaluationResult]) -> list[EvaluationResult]:
     return out
 
 
-def _join(
-    kept: EvaluationResult, other: EvaluationResult, scores: tuple[Score, ...]
-) -> EvaluationResult:
+def _join(kept: Evaluation, other: Evaluation, scores: tuple[Score, ...]) -> Evaluation:
     """`kept` with `scores`, citing both tables; `other`'s setting details (e.g. instruction
     "Norm" from Table 2) are added to meta where `kept` says nothing."""
     tables = sorted(

@@ -36,7 +36,7 @@ from mathjudge.repo.folder import (
 )
 from mathjudge.repo.pathlist import named_folders
 from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 from mathjudge.store import read
 
 
@@ -59,7 +59,7 @@ def _dataset_hashes(folders: list[Folder], datasets_dir: Path) -> dict[str, str]
 
 def score_folder(
     folder: Folder, datasets_dir: Path, *, n_boot: int, on_progress: Callable[[int], None] | None
-) -> tuple[EvaluationResult, list[dict[str, Any]]]:
+) -> tuple[Evaluation, list[dict[str, Any]]]:
     """The folder scored as `mathjudge evaluate` would, from the bytes its record hashes,
     dated by its submission time."""
     options = folder.record.options
@@ -158,7 +158,7 @@ def _keep_datasets(results: Path, datasets_dir: Path) -> list[str]:
 
 def check(
     repo: Path, datasets_dir: Path, only: list[str] | None = None, *, n_boot: int = 1000
-) -> list[tuple[Folder, EvaluationResult]]:
+) -> list[tuple[Folder, Evaluation]]:
     """Validate the whole repository, then score the folders named in `only` (paths under
     `submissions/`, as a pull request lists the files it changes; None: every folder; a
     path of a folder the pull request removes names nothing to score). Nothing is written."""

@@ -31,7 +31,7 @@ from mathjudge.site.views import (
     rank_key,
     score_cell,
 )
-from mathjudge.spec.document import BenchmarkDocument, Submission
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
 
 FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
 ALL_KINDS = "all"
@@ -48,7 +48,7 @@ class FilterState(View):
         bits = sum(1 << i for i, p in enumerate(PROVENANCES) if p in self.sources)
         return f"{bits}-{self.kind}"
 
-    def shows(self, sub: Submission, kind: str) -> bool:
+    def shows(self, sub: BoardSubmission, kind: str) -> bool:
         return sub.provenance in self.sources and self.kind in (ALL_KINDS, kind)
 
 
@@ -114,7 +114,7 @@ def entries(
     cols: Metrics,
     refs: dict[str, JudgeRef],
     standings: dict[str, Standing],
-) -> list[tuple[Submission, Entry]]:
+) -> list[tuple[BoardSubmission, Entry]]:
     """Submissions with a defined headline value, best first."""
     out = []
     for sub in bench.submissions:
@@ -135,7 +135,7 @@ def entries(
 
 def glance_line(
     bench: BenchmarkDocument,
-    placed: list[tuple[Submission, Entry]],
+    placed: list[tuple[BoardSubmission, Entry]],
     state: FilterState,
 ) -> GlanceLine:
     """The glance for one filter state (`when` left empty; `glance` groups states)."""
@@ -198,7 +198,7 @@ def glance(
     title: str,
     page: str,
     cols: Metrics,
-    placed: list[tuple[Submission, Entry]],
+    placed: list[tuple[BoardSubmission, Entry]],
     states: list[FilterState],
 ) -> Glance:
     """The glance of every state, one line per distinct content."""
@@ -220,7 +220,7 @@ def glance(
 
 def board(
     glanced: Glance,
-    placed: list[tuple[Submission, Entry]],
+    placed: list[tuple[BoardSubmission, Entry]],
     states: list[FilterState],
     count_text: str,
     total: int,
@@ -263,7 +263,7 @@ class Chart(View):
     ticks: tuple[tuple[float, str], ...]  # (percent of the axis, label)
 
 
-def chart(cols: Metrics, placed: list[tuple[Submission, Entry]]) -> Chart:
+def chart(cols: Metrics, placed: list[tuple[BoardSubmission, Entry]]) -> Chart:
     spec = cols.headline_spec
     points = []
     for sub, entry in placed:

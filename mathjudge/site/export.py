@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import re
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,8 @@ from mathjudge.spec.document import (
     DOCUMENT,
     SCHEMA_VERSION,
     BenchmarkDocument,
+    BoardSubmission,
     LeaderboardDocument,
-    Submission,
 )
 from mathjudge.store import read
 
@@ -222,6 +223,7 @@ def write_predictions(
         if number in ("nan", "inf", "-inf"):
             number = "null"
         by_sid.setdefault(sid, {}).setdefault(item, []).append(f"{text(field)}:{number}")
+    written: dict[str, str] = {}
     for sub in subs:
         rows = by_sid.get(sub.id)
         if not rows:
@@ -231,10 +233,15 @@ def write_predictions(
         )
         name = f"{PREDICTIONS}/{sub.id}.jsonl.gz"
         (data_dir / name).write_bytes(gzip.compress(lines.encode("utf-8"), mtime=0))
-        sub.predictions_file = name
+        written[sub.id] = name
+    for bench in document.benchmarks:
+        bench.submissions = [
+            replace(sub, predictions_file=written[sub.id]) if sub.id in written else sub
+            for sub in bench.submissions
+        ]
 
 
-def long_rows(submissions: list[Submission]) -> list[dict[str, Any]]:
+def long_rows(submissions: list[BoardSubmission]) -> list[dict[str, Any]]:
     """One row per score, with the submission facts a reader needs to interpret it."""
     rows = []
     for sub in submissions:
@@ -250,7 +257,7 @@ def long_rows(submissions: list[Submission]) -> list[dict[str, Any]]:
             "content_hash": sub.content_hash,
         }
         for score in sub.scores:
-            record = {**facts, **score.model_dump()}
+            record = {**facts, **asdict(score)}
             rows.append({column: record[column] for column in DOWNLOAD_COLUMNS})
     return rows
 

@@ -35,10 +35,10 @@ import pyarrow.parquet as pq
 
 from mathjudge.spec.document import (
     BenchmarkDocument,
+    BoardSubmission,
     ItemColumn,
     ItemData,
     ItemJudge,
-    Submission,
 )
 from mathjudge.spec.presentation import ItemField
 from mathjudge.store import read
@@ -293,7 +293,9 @@ class Calls:
     """Every judge's call on every item (items in natural order), with how many judges get
     each item wrong and each judge's counts."""
 
-    def __init__(self, by_judge: list[dict[int, Call]], n_items: int, judges: list[Submission]):
+    def __init__(
+        self, by_judge: list[dict[int, Call]], n_items: int, judges: list[BoardSubmission]
+    ):
         self.by_judge = by_judge
         self.wrong = [0] * n_items
         self.judged = [0] * n_items
@@ -320,7 +322,7 @@ class Calls:
         cls,
         rows: list[dict[str, Any]],
         compared: pa.Table,
-        judges: list[Submission],
+        judges: list[BoardSubmission],
         fields: list[ItemColumn],
     ) -> Calls:
         position = {r["item_id"]: i for i, r in enumerate(rows)}
@@ -346,7 +348,7 @@ def _write_pages(
     rows: list[dict[str, Any]],
     calls: Calls,
     details: dict[str, dict[str, list[dict[str, Any]]]],
-    judges: list[Submission],
+    judges: list[BoardSubmission],
     facets: list[str],
     texts: list[str],
     fields: list[ItemColumn],

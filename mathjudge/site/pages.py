@@ -31,7 +31,7 @@ from mathjudge.site.views import (
     meta_items,
     percent,
 )
-from mathjudge.spec.document import BenchmarkDocument, ItemData, Submission
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, ItemData
 
 
 class Option(View):
@@ -47,7 +47,7 @@ class Filters(View):
     columns: bool  # whether the page has metric columns to choose
 
 
-def filters(subs: list[Submission], *, columns: bool = False) -> Filters:
+def filters(subs: list[BoardSubmission], *, columns: bool = False) -> Filters:
     present = {s.provenance for s in subs}
     kinds = sorted({s.kind if s.kind in KIND_LABEL else UNSTATED for s in subs})
     return Filters(
@@ -85,7 +85,7 @@ class SubmissionView(View):
     sha256: str
 
 
-def submission_view(sub: Submission, ref: JudgeRef) -> SubmissionView:
+def submission_view(sub: BoardSubmission, ref: JudgeRef) -> SubmissionView:
     paper = sub.provenance == "paper"
     return SubmissionView(
         judge=ref,

@@ -22,8 +22,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.typing import RcKeyType
 
-from mathjudge.spec.document import ScoreRow, Submission
+from mathjudge.spec.document import BoardSubmission
 from mathjudge.spec.presentation import BenchmarkPresentation, PlotSpec
+from mathjudge.spec.results import Score
 
 MAX_SERIES = 10  # judges per figure; the tables list all of them
 # Confusion heatmaps are one figure per judge: those of the best few (about a second each to
@@ -51,31 +52,31 @@ class Plot:
     wide: bool = True  # drawn for the full content width (heatmaps: two side by side)
 
 
-def benchmark_plots(show: BenchmarkPresentation, subs: list[Submission]) -> list[Plot]:
+def benchmark_plots(show: BenchmarkPresentation, subs: list[BoardSubmission]) -> list[Plot]:
     plots: list[Plot] = []
     for spec in show.plots:
         plots += DRAW[spec.kind](show, spec, subs)
     return plots
 
 
-def _scores(sub: Submission, scope: str) -> Iterator[ScoreRow]:
+def _scores(sub: BoardSubmission, scope: str) -> Iterator[Score]:
     return (s for s in sub.scores if s.scope == scope)
 
 
 def _value(
-    sub: Submission, metric: str, scope: str = "overall", subset: str = "all"
-) -> ScoreRow | None:
+    sub: BoardSubmission, metric: str, scope: str = "overall", subset: str = "all"
+) -> Score | None:
     for s in sub.scores:
         if (s.scope, s.subset, s.metric) == (scope, subset, metric):
             return s
     return None
 
 
-def _leading(show: BenchmarkPresentation, subs: list[Submission]) -> list[Submission]:
+def _leading(show: BenchmarkPresentation, subs: list[BoardSubmission]) -> list[BoardSubmission]:
     """Up to MAX_SERIES judges: reproduced first, each group by its headline, best first."""
     headline = show.metric(show.headline) if show.headline else None
 
-    def key(sub: Submission) -> tuple[bool, float, str]:
+    def key(sub: BoardSubmission) -> tuple[bool, float, str]:
         score = _value(sub, headline.key) if headline else None
         value = score.value if score is not None else None
         reported = sub.provenance == "paper"
@@ -117,11 +118,13 @@ def _bars(point: float, low: float | None, high: float | None, scale: float) -> 
     return below, above
 
 
-def _label(sub: Submission) -> str:
+def _label(sub: BoardSubmission) -> str:
     return sub.judge + (" (paper)" if sub.provenance == "paper" else "")
 
 
-def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
+def _scope_bars(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[BoardSubmission]
+) -> list[Plot]:
     # The first of the spec's metrics that any judge has in this scope.
     judges, subsets, metric = [], [], show.metric(spec.metrics[0])
     for key in spec.metrics:
@@ -174,7 +177,9 @@ def _scope_bars(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submissi
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
+def _tpr_tnr(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[BoardSubmission]
+) -> list[Plot]:
     points = []
     for sub in _leading(show, subs):
         tpr, tnr = _value(sub, "tpr"), _value(sub, "tnr")
@@ -214,7 +219,9 @@ def _tpr_tnr(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
+def _k_curve(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[BoardSubmission]
+) -> list[Plot]:
     series = []
     for sub in _leading(show, subs):
         lines = {}
@@ -248,8 +255,10 @@ def _k_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
 
-def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]) -> list[Plot]:
-    def curve(sub: Submission, metric: str) -> list[tuple[float, float]]:
+def _bon_curve(
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[BoardSubmission]
+) -> list[Plot]:
+    def curve(sub: BoardSubmission, metric: str) -> list[tuple[float, float]]:
         points = []
         for x in _scores(sub, spec.scope):
             n = _number(x.subset)
@@ -284,7 +293,7 @@ def _bon_curve(show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submissio
 
 
 def _confusion_heatmap(
-    show: BenchmarkPresentation, spec: PlotSpec, subs: list[Submission]
+    show: BenchmarkPresentation, spec: PlotSpec, subs: list[BoardSubmission]
 ) -> list[Plot]:
     plots = []
     with_matrix = [s for s in subs if s.extras.get("confusion_matrix")]

@@ -20,13 +20,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from mathjudge.spec.document import BenchmarkDocument, ScoreRow, Submission
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
 from mathjudge.spec.presentation import (
     DIRECTION_TEXT,
     BenchmarkPresentation,
     MetricGroup,
     MetricSpec,
 )
+from mathjudge.spec.results import Score
 
 OVERALL = ("overall", "all")
 
@@ -90,7 +91,7 @@ def citation_href(citation: str | None) -> str:
     return f"https://arxiv.org/abs/{match.group(1)}" if match else ""
 
 
-def source_view(sub: Submission) -> SourceView:
+def source_view(sub: BoardSubmission) -> SourceView:
     title = PROVENANCE_TEXT[sub.provenance]
     if sub.citation:
         title += f" ({sub.citation})"
@@ -104,7 +105,7 @@ def source_view(sub: Submission) -> SourceView:
     )
 
 
-def kind_key(sub: Submission) -> str:
+def kind_key(sub: BoardSubmission) -> str:
     return sub.kind if sub.kind in KIND_LABEL else UNSTATED
 
 
@@ -151,7 +152,7 @@ def model_page(model_id: str) -> str:
     return f"models/{model_id}.html"
 
 
-def judge_ref(sub: Submission) -> JudgeRef:
+def judge_ref(sub: BoardSubmission) -> JudgeRef:
     model = None
     if sub.model is not None:
         model = ModelLink(
@@ -224,7 +225,7 @@ class Cell(View):
     raw: str = ""  # the unscaled value, for client-side sorting
 
 
-def score_cell(spec: MetricSpec, score: ScoreRow | None) -> Cell:
+def score_cell(spec: MetricSpec, score: Score | None) -> Cell:
     if score is None:
         return Cell(text="—", ci="", n=None, state="missing")
     if score.value is None:
@@ -238,15 +239,15 @@ def percent(fraction: float) -> str:
     return "100%" if fraction >= 1 else f"{fraction * 100:.1f}%"
 
 
-def scores_at(sub: Submission, scope: str, subset: str) -> dict[str, ScoreRow]:
+def scores_at(sub: BoardSubmission, scope: str, subset: str) -> dict[str, Score]:
     return {s.metric: s for s in sub.scores if s.scope == scope and s.subset == subset}
 
 
-def overall_scores(sub: Submission) -> dict[str, ScoreRow]:
+def overall_scores(sub: BoardSubmission) -> dict[str, Score]:
     return scores_at(sub, *OVERALL)
 
 
-def rank_key(headline: MetricSpec, scores: dict[str, ScoreRow]) -> tuple[int, float]:
+def rank_key(headline: MetricSpec, scores: dict[str, Score]) -> tuple[int, float]:
     """Sort key: defined values by the metric's direction, undefined (or unranked) last."""
     score = scores.get(headline.key)
     value = score.value if score is not None else None
@@ -289,7 +290,7 @@ class Standing(View):
         return self.rank_point is not None
 
 
-def standing(bench: BenchmarkDocument, sub: Submission, headline_label: str) -> Standing:
+def standing(bench: BenchmarkDocument, sub: BoardSubmission, headline_label: str) -> Standing:
     ranks = bench.ranks
     n_ranked = len(ranks.judges)
     entry = ranks.judges.get(sub.id)
@@ -388,7 +389,7 @@ class Counts(View):
         return f"{total} ({', '.join(parts)})" if parts else total
 
 
-def counts(subs: list[Submission]) -> Counts:
+def counts(subs: list[BoardSubmission]) -> Counts:
     by = {p: sum(s.provenance == p for s in subs) for p in PROVENANCES}
     return Counts(total=len(subs), **by)
 
@@ -410,7 +411,7 @@ class Metrics(View):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
-def metrics(show: BenchmarkPresentation, subs: list[Submission]) -> Metrics:
+def metrics(show: BenchmarkPresentation, subs: list[BoardSubmission]) -> Metrics:
     present = {s.metric for sub in subs for s in sub.scores}
     groups = _metric_groups(show, present)
     specs = tuple(m for g in groups for m in g.metrics)
@@ -449,7 +450,7 @@ def _metric_groups(show: BenchmarkPresentation, present: set[str]) -> tuple[Metr
     return tuple(g for g in groups if g.metrics)
 
 
-def ordered(bench: BenchmarkDocument, headline: MetricSpec) -> list[Submission]:
+def ordered(bench: BenchmarkDocument, headline: MetricSpec) -> list[BoardSubmission]:
     """Best headline value first, undefined or missing values last, then by name."""
     return sorted(
         bench.submissions,
