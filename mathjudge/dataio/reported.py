@@ -1,7 +1,7 @@
 """Reading result tables transcribed from papers (the shared `reported/` folder, CSV).
 
 Each benchmark's `reported.py` turns its paper's tables into `Evaluation`s with these
-helpers; `publish.reported` merges them and imports them into the store. Every imported row
+helpers; `document.reported` merges them and imports them into the store. Every imported row
 can never be mistaken for a reproduced result:
 - `source` is "reported", with a citation (paper title, arXiv id, table);
 - the judge is the paper's label ("o3 (Ref+MS)"); the setting (context, prompt, backbone...)

@@ -2,7 +2,7 @@
 with its download names), per-benchmark CSV/JSON score tables, the overview table, each
 judge's predictions and meta, and the per-item data (`items`).
 
-`publish.document` stores the document (latest submission per judge, ranks, presentation
+`document.publish` stores the document (latest submission per judge, ranks, presentation
 facts); this module reads it, adds what only the site has (file names, item data), writes the
 files and returns the document it wrote, which is all the pages are rendered from: what a
 reader downloads is exactly what the pages show. Values stay in natural units.
@@ -108,7 +108,7 @@ def local_only(bench: BenchmarkDocument, document: LeaderboardDocument) -> str |
 
 
 def read_document(con: duckdb.DuckDBPyConnection, store: Path) -> LeaderboardDocument:
-    """The document `publish.document` stored; an error naming the store when there is none."""
+    """The document `document.publish` stored; an error naming the store when there is none."""
     text = read.document(con, DOCUMENT)
     if text is None:
         raise MathJudgeError(

@@ -78,7 +78,7 @@ def build_site(
     store: Path, out: Path, *, release: str | None = None, local_texts: bool = False
 ) -> Path:
     """Render the leaderboard document published in the results `store` (see
-    `publish.document`) as a static site at `out` (replaced atomically); returns the path of
+    `document.publish`) as a static site at `out` (replaced atomically); returns the path of
     `out/index.html`.
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds

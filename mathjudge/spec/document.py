@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`publish.document` assembles it from the results store (scores, ranks, each benchmark's
+`document.publish` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.

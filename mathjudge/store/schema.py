@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS repository (
     key VARCHAR NOT NULL,
     submission_id VARCHAR NOT NULL
 );
--- The leaderboard document last published from this store (`publish.document`).
+-- The leaderboard document last published from this store (`document.publish`).
 CREATE TABLE IF NOT EXISTS documents (
     name VARCHAR PRIMARY KEY,
     created TIMESTAMP NOT NULL,
