@@ -35,7 +35,7 @@ from mathjudge.repo.folder import META, SUBMISSIONS, find_folders, meta_yaml, re
 from mathjudge.repo.submit import submit
 from mathjudge.repo.sync import sync
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
-from mathjudge.spec.submission import SubmissionMeta
+from mathjudge.spec.folder import SubmissionMeta
 
 REPO = "leaderboard"  # the demo's leaderboard repository, under its working folder
 

@@ -18,7 +18,7 @@ from mathjudge.dataio.writer import write_dataset
 from mathjudge.document.publish import assemble
 from mathjudge.document.reported import import_reported
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.spec.submission import SubmissionMeta
+from mathjudge.spec.folder import SubmissionMeta
 from mathjudge.store import save
 
 LIMITATION = "texts: on the Hub; this build carries ids, labels and the problem"

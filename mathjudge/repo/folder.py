@@ -3,7 +3,7 @@
     predictions.(jsonl|csv|parquet)  the judge's predictions
     meta.yaml                        `SubmissionMeta`
     details.jsonl                    optional: the judge's own account of each item
-    submission.json                  `SubmissionRecord`, written by `mathjudge submit`: version,
+    submission.json                  `FolderRecord`, written by `mathjudge submit`: version,
                                      time, options, and the sha256 of every file (earlier
                                      versions' in `history`)
 
@@ -37,7 +37,7 @@ from mathjudge.base.escaping import printable
 from mathjudge.repo import confined
 from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
-from mathjudge.spec.submission import FileName, SubmissionMeta, SubmissionRecord
+from mathjudge.spec.folder import FileName, FolderRecord, SubmissionMeta
 from mathjudge.validate.submission import max_bytes
 
 SUBMISSIONS = "submissions"
@@ -122,7 +122,7 @@ def read_meta(path: Path) -> SubmissionMeta:
     return parse_meta(data, shown(path))
 
 
-def parse_record(data: bytes, where: str) -> SubmissionRecord:
+def parse_record(data: bytes, where: str) -> FolderRecord:
     try:
         loaded = safejson.loads(data.removeprefix(b"\xef\xbb\xbf"))
     except safejson.JsonProblem as exc:
@@ -131,7 +131,7 @@ def parse_record(data: bytes, where: str) -> SubmissionRecord:
         raise MathJudgeError(f"{where}{line}{field}: {exc.message}") from None
     if not isinstance(loaded, dict):
         raise MathJudgeError(f"{where}: not a submission record (a JSON object)")
-    return _validated(SubmissionRecord, loaded, where, "the submission record")
+    return _validated(FolderRecord, loaded, where, "the submission record")
 
 
 def meta_yaml(meta: SubmissionMeta) -> str:
@@ -148,7 +148,7 @@ class Folder:
     repo: Path
     benchmark: str
     slug: str
-    record: SubmissionRecord
+    record: FolderRecord
     meta: SubmissionMeta
 
     @property

@@ -37,7 +37,7 @@ from mathjudge.repo.folder import (
     slug_of,
 )
 from mathjudge.scoring.evaluator import validate_file
-from mathjudge.spec.submission import SubmissionRecord
+from mathjudge.spec.folder import FolderRecord
 from mathjudge.validate.submission import FORMATS
 
 
@@ -121,7 +121,7 @@ def submit(
         record["version"] = old.version + 1
         record["history"] = [*(h.model_dump() for h in old.history), earlier]
         status = "new version"
-    SubmissionRecord.model_validate(record)  # what check will read back; a bug if refused
+    FolderRecord.model_validate(record)  # what check will read back; a bug if refused
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_dir(target) as tmp:  # the old version stays until the new one is complete
         for source, name in ((file, predictions), (details, DETAILS)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mathjudge.spec.submission import SubmissionMeta
+from mathjudge.spec.folder import SubmissionMeta
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 (`meta.yaml`: who made the predictions, with which model and how, and under which license they
 are published) and its record (`submission.json`: version, time, options and checksums).
 
-Declared here, among the base types, because both the submission tools
+Declared here, among the base types, because both the leaderboard repository's tools
 (`mathjudge.repo`) and the site's Submit page (`mathjudge.site`) read them. Both
 come from strangers' pull requests, so both are strict: a boolean is `true` or `false` (never
 the text "false"), numbers are finite and integers exact (within ±2^53), every text is checked
@@ -131,7 +131,7 @@ FileName = Literal[
 MAX_VERSIONS = 10_000
 
 
-class SubmissionOptions(BaseModel):
+class FolderOptions(BaseModel):
     """How the predictions are scored, as `mathjudge submit` was told."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -140,7 +140,7 @@ class SubmissionOptions(BaseModel):
     runs_agg: Literal["mean", "median", "majority"] = "mean"
 
 
-class SubmissionVersion(BaseModel):
+class FolderVersion(BaseModel):
     """One version of a submission: its number, time, files (by sha256) and options."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -148,7 +148,7 @@ class SubmissionVersion(BaseModel):
     version: int = Field(ge=1, le=MAX_VERSIONS)
     submitted: str = Field(max_length=64)
     files: dict[FileName, SHA256] = Field(min_length=1)
-    options: SubmissionOptions = SubmissionOptions()
+    options: FolderOptions = FolderOptions()
 
     @field_validator("submitted")
     @classmethod
@@ -170,10 +170,10 @@ class SubmissionVersion(BaseModel):
         return dt.datetime.fromisoformat(self.submitted).astimezone(dt.UTC)
 
 
-class SubmissionRecord(SubmissionVersion):
+class FolderRecord(FolderVersion):
     """`submission.json`: the current version, the folder it belongs to, and the earlier
     versions (whose files the repository's history keeps)."""
 
     benchmark: str = Field(max_length=64)
     slug: str = Field(max_length=64)
-    history: list[SubmissionVersion] = Field(default=[], max_length=MAX_VERSIONS)
+    history: list[FolderVersion] = Field(default=[], max_length=MAX_VERSIONS)
