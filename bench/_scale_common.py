@@ -30,7 +30,7 @@ import pandas as pd
 
 from mathjudge.dataio import reader as dataset
 from mathjudge.scoring import bootstrap, engine, evaluator
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 from mathjudge.spec.scorer import Scorer
 
 JUDGE = "bench"
@@ -123,7 +123,7 @@ class MathjudgeRun:
     phases: dict[str, float]
     rss_before_mb: float
     rss_peak_mb: float
-    result: EvaluationResult
+    result: Evaluation
     groups: list[Group]
     replicates: dict[str, np.ndarray]  # metric -> (B, groups), as `score` computed them
 

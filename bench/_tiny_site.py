@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 
 from mathjudge import registry
 from mathjudge import store as results_store
+from mathjudge.api import publish_site
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
 
 BENCH = "stepmathbench"
 
@@ -34,4 +34,4 @@ def tiny_site(workdir: Path) -> Path:
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         results.append(evaluate_file(BENCH, path, judge, datasets_dir=datasets, n_boot=20))
     results_store.save_many(store, results)
-    return publish_and_render(store, workdir / "site").parent
+    return publish_site(store, workdir / "site").parent

@@ -34,8 +34,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from mathjudge.arxiv.readers import open_input
-from mathjudge.arxiv.stage1 import DEFAULT_PATTERNS, FILTERS, Patterns, Stage1Result, run_stage1
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import open_input
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import (
+    DEFAULT_PATTERNS,
+    FILTERS,
+    Patterns,
+    Stage1Result,
+    run_stage1,
+)
 
 TARGET_SPEEDUP = 10.0
 TARGET_SECONDS = 60.0

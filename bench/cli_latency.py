@@ -11,10 +11,10 @@ median wall time (`time.perf_counter`) and CPU time (user + system, from the cha
 `resource.getrusage(RUSAGE_CHILDREN)`) are printed, with the floor measured the same way in
 the same run: `python -c "import duckdb, pyarrow"`, what any command that touches data pays.
 Before each `evaluate` the two-judge store is copied afresh (so every run saves into the same
-store), and before each `leaderboard build` the site folder is removed (untimed).
+store), and before each `site build` the site folder is removed (untimed).
 
 Targets on a quiet 2-core machine: `--help` <= 0.4 s, `evaluate` of 1,000 rows with B = 1,000
-into the store <= 3x the floor (wall), `leaderboard build` of the demo's store <= 5 s (wall). A
+into the store <= 3x the floor (wall), `site build` of the demo's store <= 5 s (wall). A
 missed target prints MISSED; nothing fails.
 
 `--quick` (CI: the script must keep running) times one run of each command and builds the site
@@ -139,8 +139,8 @@ def cases(paths: dict[str, Path], workdir: Path, mathjudge: list[str], *, demo: 
              [*mathjudge, "compare", BENCH, "A", "B", "--store", str(paths["store"]), "--quiet",
               *data]),
         Case(
-            f"leaderboard build ({'demo' if demo else 'two-judge'} store)",
-            [*mathjudge, "leaderboard", "build", "--store", str(shown), "--out", str(site)],
+            f"site build ({'demo' if demo else 'two-judge'} store)",
+            [*mathjudge, "site", "build", "--store", str(shown), "--out", str(site)],
             5.0 if demo else None,
             partial(shutil.rmtree, site, ignore_errors=True),
         ),

@@ -8,7 +8,7 @@ them is reachable here), scores `--judges` synthetic judges of varying quality o
 submissions plus the reported rows.
 
 Measured:
-- `mathjudge leaderboard build` as a reader runs it (a new process: start-up, publishing the
+- `mathjudge site build` as a reader runs it (a new process: start-up, publishing the
   document with rank intervals, the data files, every page and plot), wall time against the
   target and its CPU time (on a busy machine the wall time is mostly waiting for a core), then
   in this process the time of each phase (publish, export, render), which says where a second
@@ -44,13 +44,13 @@ from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.leaderboard.export import export_data
-from mathjudge.leaderboard.render import render_site
-from mathjudge.publish.document import publish
-from mathjudge.publish.ranks import rank_benchmark
-from mathjudge.publish.reported import import_reported
+from mathjudge.document.publish import publish
+from mathjudge.document.ranks import rank_benchmark
+from mathjudge.document.reported import import_reported
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
+from mathjudge.site.export import export_data
+from mathjudge.site.render import render_site
 from mathjudge.store import read
 
 REPO = Path(__file__).resolve().parents[1]
@@ -233,9 +233,9 @@ def main() -> None:
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     datasets, store = setup(args.workdir, mirror, benchmarks, args.judges, args.bootstrap)
 
-    # `leaderboard build` as a reader runs it: a new process, imports included.
+    # `site build` as a reader runs it: a new process, imports included.
     out = args.workdir / "site"
-    command = [sys.executable, "-m", "mathjudge", "leaderboard", "build", "--store", str(store),
+    command = [sys.executable, "-m", "mathjudge", "site", "build", "--store", str(store),
                "--out", str(out)]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     build_s = timed(lambda: subprocess.run(command, check=True, capture_output=True))
@@ -262,7 +262,7 @@ def main() -> None:
     n = args.judges * len(benchmarks)
     print(f"\nsite: {args.judges} judges x {len(benchmarks)} benchmarks = {n} submissions "
           "+ the papers' reported rows")  # fmt: skip
-    print(f"  mathjudge leaderboard build (new process): {build_s:.1f} s "
+    print(f"  mathjudge site build (new process): {build_s:.1f} s "
           f"(target <= {TARGET_SECONDS:.0f} s: {verdict(build_s <= TARGET_SECONDS)}); its CPU time "
           f"(user + system, all threads) {cpu_s:.1f} s")  # fmt: skip
     print(f"    phases in one process: publish (ranks) {publish_s:.1f} s, export (data files) "

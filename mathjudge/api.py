@@ -18,8 +18,11 @@ and `n`; `scores.attrs` holds the submission's facts (`submission_id`, `dataset_
 `content_hash`, `coverage`, `partial`, ...). Nothing is written unless `store` (a results
 DuckDB file, as for the CLI) or `json_out` is given.
 
+`publish_site` publishes the leaderboard document into a store and renders the static site
+from it (`mathjudge site build`).
+
 `request` builds the `EvaluationRequest` that `evaluate` scores, `score` scores one and returns
-the `EvaluationResult`, `paired` does `compare`'s work and returns the `Comparison`; the CLI calls
+the `Evaluation`, `paired` does `compare`'s work and returns the `Comparison`; the CLI calls
 `score` and `paired` and prints. In-memory predictions are handed to the validator as they are
 (a DataFrame as an Arrow table), never written to a file.
 """
@@ -33,9 +36,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from mathjudge.atomic import write_json_atomic
-from mathjudge.config import default_datasets_dir
-from mathjudge.errors import MathJudgeError, UsageError
+from mathjudge.base.atomic import write_json_atomic
+from mathjudge.base.config import default_datasets_dir
+from mathjudge.base.errors import MathJudgeError, UsageError
 from mathjudge.scoring import evaluator
 from mathjudge.scoring.paired import Comparison
 from mathjudge.spec.request import (
@@ -44,7 +47,7 @@ from mathjudge.spec.request import (
     PredictionRows,
     Predictions,
 )
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,7 +75,7 @@ def evaluate(
     scores.attrs = {
         "benchmark": result.benchmark,
         "judge": result.judge,
-        "submission_id": result.submission_id,
+        "submission_id": result.id,
         "stored_in": str(asked.store) if asked.store is not None else None,
         "dataset_version": result.dataset_version,
         "content_hash": result.content_hash,
@@ -128,7 +131,7 @@ def request(
 
 def score(
     asked: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
-) -> EvaluationResult:
+) -> Evaluation:
     """Score the request (see `request`) and return the result object. Raises
     `MathJudgeError` on bad input, before anything is written."""
     return evaluator.evaluate(asked, on_progress=on_progress)
@@ -181,6 +184,26 @@ def paired(
     if json_out is not None:
         write_json_atomic(Path(json_out), result.to_json())
     return result
+
+
+def publish_site(
+    store: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    release: str | None = None,
+    local_texts: bool = False,
+    on_skip: Callable[[str], None] = lambda _: None,
+) -> Path:
+    """Publish the leaderboard document into `store` (scores, ranks, comparisons:
+    `document.publish`) and render the site at `out` from it (`site.render`); returns the
+    index page's path. `local_texts` keeps the texts of local-only datasets (a site that stays
+    on this machine); `on_skip` hears of each stored submission that cannot be rendered and is
+    left out. Building the site never loads the judges or the model client."""
+    from mathjudge.document.publish import publish
+    from mathjudge.site.render import build_site
+
+    publish(Path(store), on_skip)
+    return build_site(Path(store), Path(out), release=release, local_texts=local_texts)
 
 
 def as_predictions(predictions: Any) -> Predictions:

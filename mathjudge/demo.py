@@ -3,7 +3,7 @@
 Build every registered benchmark (mirror or network), run the deterministic baselines, import
 the judge outputs that papers publish (the specs that name `outputs`), and submit them all to a
 leaderboard repository (`leaderboard/`, with `mathjudge submit`'s layout); then sync that
-repository into the results store and render the site, exactly as `mathjudge leaderboard sync`
+repository into the results store and render the site, exactly as `mathjudge repo sync`
 does, so the demo's site is reproduced from its repository's files alone. Each step reports
 what it did; a benchmark whose source cannot be reached is skipped with the reason, not
 silently.
@@ -20,22 +20,22 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from mathjudge import registry
+from mathjudge.api import publish_site
+from mathjudge.base.config import mirror_root
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.progress import console, progress_bar
 from mathjudge.benchmarks.published import Converted, github_files, write_all
-from mathjudge.config import mirror_root
 from mathjudge.dataio import mirror
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
-from mathjudge.judges.baselines import run_baseline_outputs
+from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.progress import console, progress_bar
-from mathjudge.site import publish_and_render
+from mathjudge.repo.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
+from mathjudge.repo.submit import submit
+from mathjudge.repo.sync import sync
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
-from mathjudge.spec.submission import SubmissionMeta
-from mathjudge.submissions.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
-from mathjudge.submissions.submit import submit
-from mathjudge.submissions.sync import sync
+from mathjudge.spec.folder import SubmissionMeta
 
 REPO = "leaderboard"  # the demo's leaderboard repository, under its working folder
 
@@ -240,9 +240,7 @@ def run_demo(
         items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / spec.name / f"{baseline.key}.jsonl"
         with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            rows, details = run_baseline_outputs(
-                spec, baseline, _counted(items, advance), source_dir
-            )
+            rows, details = run_baseline(spec, baseline, _counted(items, advance), source_dir)
         n = write_jsonl(preds_path, rows)
         sidecar = preds_path.with_name(f"{preds_path.stem}.details.jsonl")
         if details:
@@ -259,7 +257,9 @@ def run_demo(
 
     listing = _shared_listing(source_dir)
     if listing is not None:
-        from mathjudge.arxiv.pipeline import run_filter  # imported only when there is a listing
+        from mathjudge.benchmarks.arxivmathgradingbench.mining.pipeline import (
+            run_filter,  # imported only when there is a listing
+        )
 
         mined = run_filter(
             [listing],
@@ -293,5 +293,5 @@ def run_demo(
         f"{len(synced.unchanged)} unchanged, {len(synced.removed)} removed -> {store}"
     )
     # The demo's site stays on this machine: it may show the texts of local-only datasets.
-    report.site = publish_and_render(store, workdir / "site", local_texts=True)
+    report.site = publish_site(store, workdir / "site", local_texts=True)
     return report

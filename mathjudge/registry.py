@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from mathjudge import benchmarks
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.scorer import Scorer
 

@@ -318,7 +318,7 @@ def _evaluate(args: list[str]) -> tuple[int, str]:
 
 
 def _accepts(case: Case, datasets: Path, *, fast: bool) -> bool:
-    from mathjudge.errors import MathJudgeError
+    from mathjudge.base.errors import MathJudgeError
     from mathjudge.scoring.evaluator import validate_file
     from mathjudge.validate import columnar
 

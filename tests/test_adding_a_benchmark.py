@@ -1,8 +1,9 @@
 """docs/adding-a-benchmark.md, followed to the letter: a toy benchmark written as the guide
 says, in a folder of its own outside the package (the registry is pointed at it), with its
 source fixture and scoring case beside it. Nothing in `mathjudge/` is edited, yet the registry
-finds it, the suite's checks of every benchmark pass on it, and `build`, `validate` and
-`evaluate` know it. A scorer that breaks its contract is refused, naming the benchmark."""
+finds it, the suite's checks of every benchmark pass on it, `build`, `validate` and `evaluate`
+know it, the site shows it with the model its own `aliases.yaml` names, and the generated
+reference lists it. A scorer that breaks its contract is refused, naming the benchmark."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ import mathjudge.benchmarks
 import mathjudge.cli
 from conftest import REPO, build_source
 from mathjudge import registry
-from mathjudge.cli import main
+from mathjudge.api import publish_site
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.cli import main, reference
 from mathjudge.dataio import pins
 from mathjudge.dataio.cardcheck import check_card
 from mathjudge.dataio.cards import citation
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
+from mathjudge.document import aliases
 
 NAME = "toybench"
 # The upstream file: four answers to two problems, each judged right or wrong by a person.
@@ -189,6 +192,11 @@ CITATION = """@misc{toy2025,
   archivePrefix = {arXiv}
 }"""
 
+# Its judges tied to models (mathjudge/document/models.yaml), in its own folder.
+ALIASES = """judges:
+  - {model: gpt-4o, source: reproduced, judge: toy judge, variant: "toy prompt"}
+"""
+
 SCORING = {
     "why": "Verdicts right, right, wrong, right on answers labelled right, wrong, right, right: "
     "t1 and t3 agree, t2 (wrong, judged right) and t4 (right, judged wrong) do not, so 2 of 4 "
@@ -220,6 +228,7 @@ def write_folder(root: Path, name: str, metrics: str, source_sha256: str) -> Pat
         "card.md": CARD,
         "citation.bib": CITATION,
         "source.yaml": source_yaml,
+        "aliases.yaml": ALIASES,
     }
     for file, text in files.items():
         (folder / file).write_text(text, encoding="utf-8")
@@ -234,7 +243,7 @@ def benchmarks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.setattr(
         mathjudge.benchmarks, "__path__", [*mathjudge.benchmarks.__path__, str(root)]
     )
-    caches = (registry.names, registry.get, registry.scorer, pins.load_pins)
+    caches = (registry.names, registry.get, registry.scorer, pins.load_pins, aliases.table)
     for cache in caches:
         cache.cache_clear()
     # The commands list the benchmarks when their module is first imported (a test before this
@@ -288,6 +297,20 @@ def test_a_toy_benchmark_written_by_the_guide_works_end_to_end(
     assert scored.exit_code == 0, scored.output
     row = next(line for line in scored.output.splitlines() if "accuracy_on_right" in line)
     assert "0.6667" in row and row.rstrip(" │").endswith("3")  # n: its 3 right answers
+    # The site shows it, with the model its aliases.yaml names; the generated reference (the
+    # one command, `python -m mathjudge.cli.reference docs`) lists it.
+    publish_site(tmp_path / "r.duckdb", tmp_path / "site")
+    board = json.loads((tmp_path / "site" / "data" / "leaderboard.json").read_text())
+    (toy,) = [b for b in board["benchmarks"] if b["name"] == NAME]
+    (judge,) = toy["submissions"]
+    assert (judge["judge"], judge["model"]["id"], judge["model"]["variant"]) == (
+        "toy judge",
+        "gpt-4o",
+        "toy prompt",
+    )
+    assert "toy judge" in (tmp_path / "site" / f"{NAME}.html").read_text(encoding="utf-8")
+    assert f"`{NAME}`" in reference.render_benchmarks()
+    assert f"`{NAME}`" in reference.render_readme_table()
     # Nothing in the package was touched to get here.
     assert not (REPO / "mathjudge" / "benchmarks" / NAME).exists()
 

@@ -12,10 +12,16 @@ from pathlib import Path
 import pytest
 
 from mathjudge import registry
-from mathjudge.errors import MathJudgeError
-from mathjudge.publish.aliases import compare_pair, parse, table
-from mathjudge.publish.reported import load_reported
-from mathjudge.store.read import StoredScore, StoredSubmission
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.document.aliases import (
+    assemble,
+    compare_pair,
+    parse_aliases,
+    parse_models,
+    table,
+)
+from mathjudge.document.reported import load_reported
+from mathjudge.spec.results import Score, Submission
 
 
 def _existing(mirror: Path) -> set[tuple[str, str, str]]:
@@ -66,30 +72,55 @@ def test_a_submission_names_its_model_in_meta() -> None:
     assert aliases.model_of("opc", "reproduced", "x", {"model": ["gpt-4o"]}) is None
 
 
-def test_bad_tables_are_refused_with_the_reason() -> None:
-    entry = "{benchmark: b, source: reported, judge: J}"
-    twice = f"models:\n  - {{id: a, name: A, judges: [{entry}]}}\n  - {{id: b, name: B, judges: [{entry}]}}\n"
-    with pytest.raises(MathJudgeError, match=r"t.yaml: .*listed under both a and b"):
-        parse(twice, "t.yaml")
-    pair = (
-        f"models:\n  - {{id: a, name: A, judges: [{entry}]}}\n"
-        "pairs:\n  - {benchmark: b, reported: J, reproduced: K}\n"
-    )
+def test_bad_alias_files_are_refused_with_the_reason() -> None:
+    models = parse_models("models:\n  - {id: a, name: A}\n  - {id: b, name: B}\n", "models.yaml")
+    judge = "{model: a, source: reported, judge: J}"
+
+    def aliases(text: str) -> dict:
+        return {"b": (parse_aliases(text, "b/aliases.yaml"), "b/aliases.yaml")}
+
+    twice = f"judges:\n  - {judge}\n  - {{model: b, source: reported, judge: J}}\n"
+    with pytest.raises(
+        MathJudgeError, match=r"'b', 'reported', 'J'\) is listed under both a and b"
+    ):
+        assemble(models, aliases(twice))
+    pair = f"judges:\n  - {judge}\npairs:\n  - {{reported: J, reproduced: K}}\n"
     with pytest.raises(MathJudgeError, match="must be listed under one model"):
-        parse(pair, "t.yaml")
-    with pytest.raises(MathJudgeError, match=r"t\.yaml: not a valid alias table"):
-        parse("models:\n  - {id: 'Bad Id', name: A}\n", "t.yaml")
-    with pytest.raises(MathJudgeError, match=r"t\.yaml: not a valid alias table"):
-        parse("models: []\nextra: 1\n", "t.yaml")
+        assemble(models, aliases(pair))
+    unknown = "judges:\n  - {model: zz, source: reported, judge: J}\n"
+    with pytest.raises(
+        MathJudgeError, match=r"b/aliases\.yaml: judges\.0 \('J'\) names model 'zz'"
+    ):
+        assemble(models, aliases(unknown))
+    with pytest.raises(MathJudgeError, match=r"t\.yaml: not a valid alias file"):
+        parse_models("models:\n  - {id: 'Bad Id', name: A}\n", "t.yaml")
+    with pytest.raises(MathJudgeError, match=r"t\.yaml: not a valid alias file"):
+        parse_models("models: []\nextra: 1\n", "t.yaml")
+    with pytest.raises(MathJudgeError, match=r"t\.yaml: not a valid alias file"):
+        parse_aliases(f"judges:\n  - {{benchmark: b, {judge[1:]}\n", "t.yaml")
+
+
+def test_a_benchmark_brings_its_aliases_in_its_folder() -> None:
+    """Every benchmark whose judges are tied to models says so in its own folder; models.yaml
+    holds models only (a judge entry there is refused)."""
+    folders = {n for n in registry.names() if (registry.folder(n) / "aliases.yaml").is_file()}
+    assert {"judgebench", "rewardmath", "stepmathbench", "processbench"} <= folders
+    listed = {j.benchmark for m in table().models for j in m.judges}
+    assert listed == folders
+    with pytest.raises(MathJudgeError, match="not a valid alias file"):
+        parse_models(
+            "models:\n  - {id: a, name: A, judges: [{model: a, source: reported, judge: J}]}\n",
+            "m.yaml",
+        )
 
 
 def _score(metric: str, value: float, low: float | None = None, high: float | None = None):
-    return StoredScore("type", "Calculation", metric, value, low, high, 10)
+    return Score("type", "Calculation", metric, value, low, high, 10)
 
 
-def _stored(sid: str, scores: list[StoredScore], meta: dict | None = None) -> StoredSubmission:
+def _stored(sid: str, scores: list[Score], meta: dict | None = None) -> Submission:
     """A stored result with these scores (the other facts play no part in a comparison)."""
-    return StoredSubmission(
+    return Submission(
         id=sid, benchmark="b", dataset_version="1", content_hash="h", judge=sid, meta=meta or {},
         sha256="s", created="2025-01-01T00:00:00+00:00", partial=False, coverage=1.0, n_items=10,
         runs=1, runs_agg="mean", fields=[], bootstrap={}, source="reported", citation=None,
@@ -119,7 +150,7 @@ def test_paper_values_outside_our_interval_are_flagged() -> None:
 
 
 def _cell(metric: str, value: float, low: float | None = None, high: float | None = None):
-    return StoredScore("overall", "all", metric, value, low, high, 56)
+    return Score("overall", "all", metric, value, low, high, 56)
 
 
 def test_verdicts_round_our_value_as_the_paper_prints_it() -> None:

@@ -21,10 +21,10 @@ from standins import HubStandIn, NetworkGuard
 
 from conftest import REPO, write_jsonl
 from mathjudge import api
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 
 
 def readme_example() -> str:
@@ -248,7 +248,7 @@ def test_the_dataset_of_a_revision_is_opened_once(
 ) -> None:
     """The request names the benchmark and revision once and the evaluator resolves them once:
     one read of the built dataset's manifest, not one to check the revision and one to score."""
-    from mathjudge import sidefiles
+    from mathjudge.base import sidefiles
 
     reads: list[str] = []
     real = sidefiles.read_json

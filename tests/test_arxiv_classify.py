@@ -11,8 +11,12 @@ from typing import Any
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.arxiv.classify import classify, parse_label, record_id
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.classify import (
+    classify,
+    parse_label,
+    record_id,
+)
 from mathjudge.llm import AnswerError, RetryPolicy
 from mathjudge.prompts import load_prompt
 

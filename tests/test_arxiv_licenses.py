@@ -14,9 +14,13 @@ from click.testing import CliRunner
 from standins import LocalServer, OpenAIStub, Reply, Seen, StubReply
 
 from conftest import write_jsonl
-from mathjudge.arxiv.licenses import CACHE_FILE, LicenseLookup, lookup_licenses
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.licenses import (
+    CACHE_FILE,
+    LicenseLookup,
+    lookup_licenses,
+)
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "arxiv_oai"
 RECORDS = {

@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.arxiv.llm_locations import extract_locations, parse_locations_answer
+from mathjudge.benchmarks.arxivmathgradingbench.mining.llm_locations import (
+    extract_locations,
+    parse_locations_answer,
+)
 from mathjudge.llm import AnswerError, RetryPolicy
 from mathjudge.prompts import load_prompt
 

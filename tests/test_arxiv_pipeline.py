@@ -18,9 +18,9 @@ from standins import LocalServer, OpenAIStub, Reply, Seen, StubReply
 from test_arxiv_stage1 import kaggle
 
 from conftest import write_jsonl
-from mathjudge.arxiv.candidates import license_id, permissive
-from mathjudge.arxiv.mined_split import BENCHMARK
-from mathjudge.arxiv.pipeline import (
+from mathjudge.benchmarks.arxivmathgradingbench.mining.candidates import license_id, permissive
+from mathjudge.benchmarks.arxivmathgradingbench.mining.mined_split import BENCHMARK
+from mathjudge.benchmarks.arxivmathgradingbench.mining.pipeline import (
     CANDIDATES_FILE,
     FUNNEL_FILE,
     HARVEST_FILE,

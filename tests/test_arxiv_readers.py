@@ -14,16 +14,16 @@ from urllib.parse import parse_qs
 import pytest
 from standins import LocalServer, Reply, Seen
 
-from mathjudge.arxiv.readers import (
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import (
     Format,
     Record,
     harvest,
+    normalisation,
     open_input,
-    read_records,
     retry_after_s,
     write_records,
 )
-from mathjudge.errors import MathJudgeError
 
 ATOM_PAGES = Path(__file__).parent / "fixtures" / "arxiv_atom"
 KAGGLE_SAMPLE = "arxiv-metadata-samples/kaggle_arxiv_metadata_oai_snapshot_first200.jsonl"
@@ -31,6 +31,15 @@ LISTING = "arxiv-metadata-samples/arxiv_api_math_NT_RT_listing_2025-2026.jsonl"
 
 
 pytestmark = pytest.mark.usefixtures("no_network")
+
+
+def read_records(path: Path, fmt: Format | str | None = None) -> list[Record]:
+    """Every record of one file, as the regex stage's SQL normalises it (`normalisation`)."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        rows = con.sql(normalisation(open_input(path, fmt)).select()).to_arrow_table()
+    return [Record.from_row(row) for row in rows.to_pylist()]
 
 
 def test_kaggle_sample_one_record_per_paper_latest_version(mirror: Path) -> None:

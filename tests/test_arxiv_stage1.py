@@ -12,9 +12,14 @@ from typing import Any
 import pytest
 
 from conftest import write_jsonl
-from mathjudge.arxiv.readers import open_input
-from mathjudge.arxiv.stage1 import FILTERS, Patterns, Stage1Result, run_stage1
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.arxivmathgradingbench.mining.readers import open_input
+from mathjudge.benchmarks.arxivmathgradingbench.mining.stage1 import (
+    FILTERS,
+    Patterns,
+    Stage1Result,
+    run_stage1,
+)
 
 LISTING = "arxiv-metadata-samples/arxiv_api_math_NT_RT_listing_2025-2026.jsonl"
 BENCH = "arxivmathgradingbench/arxiv_grading_bench.jsonl"

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.arxivmathgradingbench import build as builder
 from mathjudge.benchmarks.arxivmathgradingbench import metrics as scorer
 from mathjudge.benchmarks.arxivmathgradingbench.locations import Location, parse_location
@@ -23,7 +24,6 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
 )
 from mathjudge.benchmarks.arxivmathgradingbench.metrics import make_matcher
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file, validate_file
 from mathjudge.validate import columnar
 
@@ -334,7 +334,7 @@ def test_matcher_option_and_what_the_matcher_is_asked(
 
     strict = evaluate(path, tiny)
     assert strict.bootstrap["options"] == {"matcher": "strict", "match_model": ""}
-    assert strict.submission_id != result.submission_id  # the matcher is part of the identity
+    assert strict.id != result.id  # the matcher is part of the identity
 
 
 def test_undecided_pairs_stop_the_evaluation(

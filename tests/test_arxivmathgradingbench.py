@@ -16,6 +16,7 @@ import duckdb
 import pytest
 from standins import NetworkGuard, Reply, Seen, StaticServer, closed_port_url
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.arxivmathgradingbench import build as amgb
 from mathjudge.benchmarks.arxivmathgradingbench.pdfs import (
     PoliteClient,
@@ -26,7 +27,6 @@ from mathjudge.benchmarks.arxivmathgradingbench.pdfs import (
 from mathjudge.dataio.hub import verify_build
 from mathjudge.dataio.sources import SourceFile, sha256_file
 from mathjudge.dataio.writer import content_hash, write_dataset
-from mathjudge.errors import MathJudgeError
 
 UPSTREAM_FILE = "arxiv_grading_bench.jsonl"
 RAW_PREFIX = f"/Slim205/pseudo-formalization/{amgb.SOURCE.revision}/data/"
@@ -61,7 +61,7 @@ def rows(built: Path) -> dict[str, dict]:
 
 
 def naive_split(text: str) -> list[str]:
-    """The test's own reading of `Location of Error`, independent of mathjudge.arxiv."""
+    """The test's own reading of `Location of Error`, independent of mathjudge.benchmarks.arxivmathgradingbench.mining."""
     return [part.strip() for part in re.split(r",|;| and ", text) if part.strip()]
 
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from mathjudge import atomic
+from mathjudge.base import atomic
 
 # A run of atomic_dir that writes VERSION into NAME and is killed (SIGKILL, no cleanup of any
 # kind) at the injection point between its two steps.
 KILLED_RUN = """
 import os, signal, sys
 from pathlib import Path
-from mathjudge import atomic
+from mathjudge.base import atomic
 
 final, version, swap = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "swap"
 if not swap:
@@ -136,7 +136,7 @@ def dead_pid() -> int:
 KILLED_FILE_WRITE = """
 import os, signal, sys
 from pathlib import Path
-from mathjudge import atomic
+from mathjudge.base import atomic
 
 with atomic.atomic_path(Path(sys.argv[1])) as tmp:
     tmp.write_text("half")

@@ -13,10 +13,10 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import registry
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.benchmarks import verdict_metrics as binary
 from mathjudge.benchmarks.mumath.build import FEATURES
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file, validate_file
 
 # Seven solutions of four problems by three authors; label True = the solution is correct.

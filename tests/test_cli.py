@@ -266,7 +266,7 @@ TIME = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00| 
 
 def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None:
     """`mathjudge submit` of every judge the demo submitted into a new, empty leaderboard
-    repository, then `mathjudge leaderboard sync`: the same site, file for file; only the
+    repository, then `mathjudge repo sync`: the same site, file for file; only the
     submission times differ (each submission is dated when it was submitted). A second sync
     scores nothing."""
     repo = demo / "example"
@@ -293,7 +293,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         if record["options"]["allow_partial"]:
             args.append("--allow-partial")
         assert ": new (version 1)" in cli(*args)
-    sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
+    sync = ["repo", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
     assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)

@@ -1,6 +1,6 @@
 """Commands pay only for what they use: the real `mathjudge` entry point, run in a fresh process
 on the real StepMathBench, never imports the LLM stack (litellm, tenacity, math-verify) for
-`--help`, `validate`, `evaluate`, `compare` or `leaderboard build`, nor the dataset and plotting
+`--help`, `validate`, `evaluate`, `compare` or `site build`, nor the dataset and plotting
 libraries where the command has no use for them. Read from the process's own `sys.modules`."""
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def test_help_lists_every_command_and_imports_no_library_beyond_click(work: Path
     report = mathjudge("--help", cwd=work)
     for name in ("build", "validate", "evaluate", "compare", "arxiv", "expertmath", "reported"):
         assert f"\n  {name} " in report["stdout"], name
-    assert re.search(r"\n  leaderboard +The static leaderboard site\.", report["stdout"])
+    assert re.search(r"\n  site +The static leaderboard site, rendered", report["stdout"])
+    assert re.search(r"\n  repo +The leaderboard as a git repository", report["stdout"])
     assert re.search(r"\n  judge +Reference judges \(LLM judges through litellm", report["stdout"])
     heavy = LLM_STACK | DATA_AND_PLOTS | {"duckdb", "pyarrow", "pandas", "rich"}
     assert report["top_level"] & heavy == set()
@@ -112,7 +113,7 @@ def test_validate_evaluate_compare_and_site_never_import_litellm_nor_pandas(
 
     # The site needs the store only (no --datasets, none in the working folder).
     assert not (work / "datasets").exists()
-    site = mathjudge("leaderboard", "build", "--out", "site", *store, cwd=work)
+    site = mathjudge("site", "build", "--out", "site", *store, cwd=work)
     assert (work / "site" / "index.html").is_file()
     assert "site written" in site["stdout"]
     # The site renders with jinja2 and draws its plots with matplotlib, in one process; still

@@ -15,8 +15,8 @@ from test_arxivmath_metrics import write_papers
 
 from conftest import write_jsonl
 from mathjudge import store as store
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.scoring.paired import Comparison, Difference

@@ -87,7 +87,7 @@ def test_every_judge_a_spec_names_exists(name: str) -> None:
 
 
 def test_a_reference_outside_the_benchmarks_is_refused() -> None:
-    from mathjudge.errors import MathJudgeError
+    from mathjudge.base.errors import MathJudgeError
 
     with pytest.raises(MathJudgeError, match=r"opc: 'mathjudge.judges.catalog:make' refers "):
         registry.resolve("opc", "mathjudge.judges.catalog:make")
@@ -132,7 +132,7 @@ END = r"(?![\w./-]|<\w)"
 MODULE = re.compile(rf"\bmathjudge(?:\.[A-Za-z_]\w*)+{END}")
 TOP = ("mathjudge", "docs", "tests", "bench", "scripts", "examples")
 REPO_PATH = re.compile(rf"(?<![\w/.-])((?:{'|'.join(TOP)})/[\w./-]*\w){END}")
-# A path written from inside the package (`publish/aliases.yaml`, `benchmarks/stats.py`): any
+# A path written from inside the package (`document/models.yaml`, `benchmarks/stats.py`): any
 # Python file, and any file under one of the package's folders.
 RELATIVE = re.compile(rf"(?<![\w/.-])([a-z_]+/[\w/.-]*\.(?:py|md|yaml|json|html|bib)){END}")
 PACKAGE_DIRS = {p.name for p in (REPO / "mathjudge").iterdir() if p.is_dir()}
@@ -141,7 +141,8 @@ NOT_OURS = {
     "utils/metrics.py",  # JudgeBench's own repository (benchmarks/judgebench/metrics.py)
     "code/run_eval.py",  # ProcessBench's (benchmarks/processbench/metrics.py)
     "src/evaluation/eval.py",  # RewardMATH's (benchmarks/reward_scoring.py, rewards.py)
-    "judges/index.html",  # a page of the built site (leaderboard/render.py), not the package
+    "judges/index.html",  # a page of the built site (site/render.py), not the package
+    "site/index.html",  # the built site's front page (README), not the package's site/
 }
 
 
@@ -193,7 +194,7 @@ def test_a_stale_reference_is_found(tmp_path: Path) -> None:
     doc = REPO / "docs" / "a-stale-doc-for-this-test.md"
     doc.write_text(
         "See `mathjudge.judges.opc_corpus`, mathjudge/evaluate/metrics/expertmath.py and "
-        "metrics/binary.py; `mathjudge.spec.scorer.Scorer` and publish/aliases.yaml exist.\n",
+        "metrics/binary.py; `mathjudge.spec.scorer.Scorer` and document/models.yaml exist.\n",
         encoding="utf-8",
     )
     try:

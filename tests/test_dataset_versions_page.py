@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mathjudge import store as results_store
+from mathjudge.api import publish_site
 from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
-from mathjudge.site import publish_and_render
 
 
 def test_the_dataset_page_lists_every_stored_version_newest_first(
@@ -39,7 +39,7 @@ def test_the_dataset_page_lists_every_stored_version_newest_first(
         manifest={**older.manifest, "version": "1.10.0"},
     )
     results_store.save_datasets(store, [older, later_minor])
-    publish_and_render(store, tmp_path / "site")
+    publish_site(store, tmp_path / "site")
 
     page = (tmp_path / "site" / "datasets" / "stepmathbench.html").read_text(encoding="utf-8")
     versions = re.search(r"<h2>Versions</h2>(.*?)</table>", page, re.S).group(1)

@@ -16,11 +16,11 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.expertmath import build as builder
 from mathjudge.benchmarks.expertmath.length import solution_length
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 BENCH = "expertmath"

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from standins import NetworkGuard, OpenAIStub, StubReply
 
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.benchmarks.expertmath import build as expertmath
 from mathjudge.benchmarks.expertmath.realmath import generate_package
-from mathjudge.errors import ValidationFailed
 from mathjudge.llm import RetryPolicy
 from mathjudge.prompts import load_prompt
 

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.hard2verify import build as builder
 from mathjudge.cli import main
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hard2verify"

@@ -2,7 +2,7 @@
 `evaluate --meta`, expertmath packages): YAML that PyYAML turns into exceptions, duplicate
 keys, non-finite or huge numbers, deep nesting and text where a boolean belongs are each a
 message naming the file and the line or field, never a traceback; and whatever `check`
-accepts, `sync` stores and `leaderboard build` renders.
+accepts, `sync` stores and `site build` renders.
 
 The hostile metas are in tests/fixtures/hostile/meta/ (each a whole meta with one bad part).
 """
@@ -20,13 +20,13 @@ import yaml
 from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
+from mathjudge.api import publish_site
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.expertmath import build as expertmath
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
-from mathjudge.site import publish_and_render
-from mathjudge.submissions.folder import read_meta
-from mathjudge.submissions.submit import submit
-from mathjudge.submissions.sync import sync
+from mathjudge.repo.folder import read_meta
+from mathjudge.repo.submit import submit
+from mathjudge.repo.sync import sync
 
 METAS = Path(__file__).parent / "fixtures" / "hostile" / "meta"
 # fixture -> the message it must give (after "<file>"), located by line or field
@@ -90,7 +90,7 @@ def test_submit_and_check_locate_each_hostile_meta(
     record = json.loads((folder / "submission.json").read_text())
     record["files"]["meta.yaml"] = hashlib.sha256(meta.read_bytes()).hexdigest()
     (folder / "submission.json").write_text(json.dumps(record))
-    check = CliRunner().invoke(main, ["leaderboard", "check", str(repo), "--datasets",
+    check = CliRunner().invoke(main, ["repo", "check", str(repo), "--datasets",
                                       str(datasets_dir), "--bootstrap", str(B)])  # fmt: skip
     assert f"{folder / 'meta.yaml'}{LOCATED[name]}" in clean_exit_1(check)
 
@@ -116,7 +116,7 @@ def _honest() -> str:
 def test_evaluate_meta_with_numbers_no_store_can_hold(
     text: str, found: str, predictions: Path, datasets_dir: Path, tmp_path: Path
 ) -> None:
-    """Stored, `{"notes": NaN}` failed every later `leaderboard build` of that store."""
+    """Stored, `{"notes": NaN}` failed every later `site build` of that store."""
     meta = tmp_path / "meta.json"
     meta.write_text(text)
     store = tmp_path / "results.duckdb"
@@ -166,7 +166,7 @@ def test_a_submission_record_is_typed_and_strict(
         else:
             record[key] = value
     (folder / "submission.json").write_text(json.dumps(record))
-    result = CliRunner().invoke(main, ["leaderboard", "check", str(repo), "--datasets",
+    result = CliRunner().invoke(main, ["repo", "check", str(repo), "--datasets",
                                        str(datasets_dir), "--bootstrap", str(B)])  # fmt: skip
     assert f"{folder / 'submission.json'} {found}" in clean_exit_1(result)
 
@@ -249,7 +249,7 @@ def test_every_accepted_meta_syncs_and_renders(
     predictions: Path, datasets_dir: Path, tmp_path: Path
 ) -> None:
     """`config: {samples: .inf, t2: .nan}` passed check and was stored by sync, after which
-    every `leaderboard build` of that store failed; a 4,000-digit hex integer failed sync."""
+    every `site build` of that store failed; a 4,000-digit hex integer failed sync."""
     repo = tmp_path / "repo"
     (repo / "submissions").mkdir(parents=True)
     accepted = []
@@ -268,7 +268,7 @@ def test_every_accepted_meta_syncs_and_renders(
     report = sync(repo, store, datasets_dir, n_boot=B)
     assert len(report.evaluated) == len(accepted)
     skipped: list[str] = []
-    index = publish_and_render(store, tmp_path / "site", on_skip=skipped.append)
+    index = publish_site(store, tmp_path / "site", on_skip=skipped.append)
     assert skipped == []
     document = json.loads((index.parent / "data" / "leaderboard.json").read_text())
     (bench,) = [b for b in document["benchmarks"] if b["name"] == "stepmathbench"]

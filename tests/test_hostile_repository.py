@@ -1,4 +1,4 @@
-"""A stranger's pull request against a leaderboard repository (`leaderboard check`, `sync`):
+"""A stranger's pull request against a leaderboard repository (`repo check`, `sync`):
 nothing it supplies is read outside the repository, a judge's row cannot be taken over, no
 name it chooses can write a line of its own into the log, no file name passes for an option,
 and what is scored is what was hashed.
@@ -23,12 +23,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
+from mathjudge.repo.folder import find_folders
+from mathjudge.repo.submit import submit
+from mathjudge.repo.sync import sync
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.submissions.folder import find_folders
-from mathjudge.submissions.submit import submit
-from mathjudge.submissions.sync import sync
 from mathjudge.validate import columnar
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
@@ -85,7 +85,7 @@ def run(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.
 
 
 def check(repo: Path, datasets: Path, *extra: str) -> Result:
-    return cli("leaderboard", "check", str(repo), "--bootstrap", B, "--datasets", str(datasets),
+    return cli("repo", "check", str(repo), "--bootstrap", B, "--datasets", str(datasets),
                *extra)  # fmt: skip
 
 
@@ -121,7 +121,7 @@ def test_a_file_linked_outside_with_its_right_sha_is_refused(
     path.symlink_to(outside)
     refused(check(repo, datasets_dir), f"{path}: a symbolic link")
     store = tmp_path / "results.duckdb"
-    args = ["leaderboard", "sync", str(repo), "--store", str(store), "--no-site",
+    args = ["repo", "sync", str(repo), "--store", str(store), "--no-site",
             "--bootstrap", B, "--datasets", str(datasets_dir)]  # fmt: skip
     refused(cli(*args), f"{path}: a symbolic link")
     assert not store.exists()
@@ -153,7 +153,7 @@ def test_links_with_a_wrong_sha_are_refused_before_reading(
     path = repo / FOLDER / "predictions.jsonl"
     path.unlink()
     path.symlink_to(target)
-    result = run("leaderboard", "check", str(repo), "--datasets", str(datasets_dir))
+    result = run("repo", "check", str(repo), "--datasets", str(datasets_dir))
     refused(result, f"{path}: a symbolic link")
 
 
@@ -165,12 +165,12 @@ def test_a_fifo_or_an_oversized_file_is_refused_before_reading(
     path = repo / FOLDER / "predictions.jsonl"
     path.unlink()
     os.mkfifo(path)
-    refused(run("leaderboard", "check", str(repo), "--datasets", str(datasets_dir)),
+    refused(run("repo", "check", str(repo), "--datasets", str(datasets_dir)),
             f"{path}: a submission folder holds regular files only")  # fmt: skip
     path.unlink()
     with path.open("wb") as handle:
         handle.truncate(64 << 30)
-    result = run("leaderboard", "check", str(repo), "--datasets", str(datasets_dir), timeout=30)
+    result = run("repo", "check", str(repo), "--datasets", str(datasets_dir), timeout=30)
     refused(result, f"{path}: the predictions file has {64 << 30} bytes, more than the")
 
 
@@ -219,18 +219,17 @@ def test_a_model_variant_of_the_alias_table_belongs_to_one_folder(
     repo: Path, datasets_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two judge names the alias table shows as one model variant are one judge."""
-    from mathjudge.publish import aliases
+    from mathjudge.document import aliases
 
-    table = aliases.parse(
-        """models:
-  - id: plus-model
-    name: Plus model
-    judges:
-      - {benchmark: stepmathbench, source: reproduced, judge: Plus one, variant: "v1"}
-      - {benchmark: stepmathbench, source: reproduced, judge: Plus uno, variant: "v1"}
+    models = aliases.parse_models("models:\n  - {id: plus-model, name: Plus model}\n", "m.yaml")
+    judges = aliases.parse_aliases(
+        """judges:
+  - {model: plus-model, source: reproduced, judge: Plus one, variant: "v1"}
+  - {model: plus-model, source: reproduced, judge: Plus uno, variant: "v1"}
 """,
-        "test table",
+        "stepmathbench/aliases.yaml",
     )
+    table = aliases.assemble(models, {"stepmathbench": (judges, "stepmathbench/aliases.yaml")})
     monkeypatch.setattr(aliases, "table", lambda: table)
     other = repo / "submissions" / "stepmathbench" / "plus-uno"
     shutil.copytree(repo / FOLDER, other)
@@ -292,7 +291,7 @@ def test_gold_labels_never_come_from_the_pull_request(
     """`check . $(cat changed.txt)` split the odd name into `--datasets submissions/.fake`:
     check scored against the pull request's own gold and said "repository valid"."""
     words = " ".join(fake_gold).split()
-    result = run("leaderboard", "check", ".", *words, "--bootstrap", B, cwd=repo)
+    result = run("repo", "check", ".", *words, "--bootstrap", B, cwd=repo)
     refused(result, "--datasets submissions/.fake: lies inside", "must be built outside it")
 
 
@@ -304,18 +303,18 @@ def test_paths_from_keeps_each_name_one_path(
     listing = tmp_path / "changed"
     listing.write_bytes(b"\0".join(p.encode() for p in fake_gold) + b"\0")
     args = ["--paths-from", str(listing), "--bootstrap", B, "--datasets", str(datasets_dir)]
-    result = run("leaderboard", "check", ".", *args, cwd=repo)
+    result = run("repo", "check", ".", *args, cwd=repo)
     refused(result, "'.f --datasets submissions' is not a benchmark")
     listing.write_bytes(f"{FOLDER}/predictions.jsonl\0README.md\0".encode())
-    refused(run("leaderboard", "datasets", ".", "--paths-from", str(listing), cwd=repo),
+    refused(run("repo", "datasets", ".", "--paths-from", str(listing), cwd=repo),
             "'README.md': not a path under submissions/")  # fmt: skip
     # The list of a pull request that changes one folder: that folder is scored, read from
     # a file or from standard input.
     listing.write_bytes(f"{FOLDER}/meta.yaml\0".encode())
-    ok = cli("leaderboard", "check", str(repo), *args)
+    ok = cli("repo", "check", str(repo), *args)
     assert ok.exit_code == 0 and "1 submission(s) scored" in ok.output, ok.output
     piped = subprocess.run(
-        [sys.executable, "-m", "mathjudge", "leaderboard", "datasets", ".", "--paths-from", "-"],
+        [sys.executable, "-m", "mathjudge", "repo", "datasets", ".", "--paths-from", "-"],
         input=f"{FOLDER}/meta.yaml\0".encode(), capture_output=True, cwd=repo, timeout=60,
     )  # fmt: skip
     assert piped.returncode == 0 and piped.stdout == b"stepmathbench\n", piped.stderr
@@ -356,5 +355,5 @@ def test_a_file_swapped_while_it_is_scored_never_mixes_scores_and_checksums(
     (tmp_path / "honest.jsonl").write_bytes(honest)
     direct = evaluate_file("stepmathbench", tmp_path / "honest.jsonl", "x",
                            datasets_dir=datasets_dir, n_boot=int(B))  # fmt: skip
-    assert stored == hashlib.sha256(honest).hexdigest() == direct.submission_sha256
+    assert stored == hashlib.sha256(honest).hexdigest() == direct.sha256
     assert mse == next(s.value for s in direct.scores if (s.scope, s.metric) == ("overall", "mse"))

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from huggingface_hub import constants
 from standins import HubStandIn, NetworkGuard, closed_port_url
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.cli import main
 from mathjudge.dataio.cards import for_repo
 from mathjudge.dataio.hub import push_to_hub
 from mathjudge.dataio.writer import Table, write_dataset
-from mathjudge.errors import MathJudgeError
 
 TOKEN = "hf_standin_token"
 REPO = "mathjudge-test/stepmathbench"

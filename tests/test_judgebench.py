@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import write_jsonl
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.benchmarks.judgebench import build, metrics, outputs
 from mathjudge.benchmarks.published import write_all
 from mathjudge.cli import main
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file, validate_file
 
 RAW = "https://raw.githubusercontent.com/ScalerLab/JudgeBench/e2c52c284e735e139b3daa61c206ee208f36c461"

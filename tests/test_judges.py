@@ -14,6 +14,7 @@ import pytest
 from standins import OpenAIStub, StubReply
 
 from mathjudge import registry
+from mathjudge.api import publish_site
 from mathjudge.benchmarks.stepmathbench import rule_em
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
 from mathjudge.dataio.writer import write_dataset
@@ -24,7 +25,6 @@ from mathjudge.judges.runner import benchmarks_of, run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
 from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
 from mathjudge.scoring.evaluator import evaluate_file, read_meta
-from mathjudge.site import publish_and_render
 from mathjudge.store import save
 
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)
@@ -142,7 +142,7 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
     store = tmp_path / "store.duckdb"
     save(store, result)
     assert result.meta["judge"] == name and result.n_items == len(run.predictions)
-    page = (publish_and_render(store, tmp_path / "site").parent / f"{bench}.html").read_text()
+    page = (publish_site(store, tmp_path / "site").parent / f"{bench}.html").read_text()
     assert f"{name} (stub)" in page
 
 

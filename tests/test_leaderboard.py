@@ -21,11 +21,11 @@ import pytest
 
 from mathjudge import registry
 from mathjudge import store as results_store
-from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.export import download_names
-from mathjudge.leaderboard.render import render_site
+from mathjudge.api import publish_site
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
+from mathjudge.site.export import download_names
+from mathjudge.site.render import render_site
 
 SCRIPT_JUDGE = "<script>alert(1)</script>"
 MAIN = "StepMathBench: every result on all items"  # caption of the benchmark page's main table
@@ -227,7 +227,7 @@ def built(
     evaluate(tmp, ds_dir, store, "harsh judge", stale)
     for judge, rows in judges(gold).items():
         evaluate(tmp, ds_dir, store, judge, rows)
-    index = publish_and_render(store, tmp / "site")
+    index = publish_site(store, tmp / "site")
     return Built(store, tmp / "site", index)
 
 
@@ -389,7 +389,7 @@ def test_downloads_hold_the_store_numbers(built: Built) -> None:
     data = json.loads((built.site / "data" / "stepmathbench_scores.json").read_text("utf-8"))
     assert len(data["rows"]) == len(rows)
     board = json.loads((built.site / "data" / "leaderboard.json").read_text("utf-8"))
-    assert board["schema_version"] == 4
+    assert board["schema_version"] == 5
     assert board["generated_from"]["submissions_in_store"] == 6
     assert [b["name"] for b in board["benchmarks"]] == ["stepmathbench"]
 
@@ -413,7 +413,8 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
     with a metric the schema does not know is labelled and shown unscaled, not dropped."""
     score = {"scope": "overall", "subset": "all", "n": 3, "ci_low": 0.1, "ci_high": 0.3}
     submission = {
-        "id": "abc", "judge": "paper judge", "source": "reported", "provenance": "paper",
+        "id": "abc", "benchmark": "stepmathbench", "judge": "paper judge", "source": "reported",
+        "provenance": "paper",
         "citation": "<i>Some et al.</i> 2025", "coverage": 1.0, "partial": False,
         "dataset_version": "1.0.0", "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
         "created": "2025-01-01T00:00:00+00:00", "n_items": 3, "runs": 1, "runs_agg": "mean",
@@ -430,7 +431,7 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
         "ranks": {"status": "not ranked: no reproduced judge"},
     }
     doc = {
-        "schema_version": 4,
+        "schema_version": 5,
         "datasets": [],
         "generated_from": {
             "store": "r.duckdb", "submissions_in_store": 1, "mathjudge_version": "0.1.0",
@@ -457,14 +458,14 @@ def test_reported_result_with_unknown_metric_renders_from_data_files(tmp_path: P
 def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "results.duckdb").write_text("not a database", encoding="utf-8")
     with pytest.raises(MathJudgeError, match="cannot read as a mathjudge results store"):
-        publish_and_render(tmp_path / "results.duckdb", tmp_path / "site")
+        publish_site(tmp_path / "results.duckdb", tmp_path / "site")
 
 
 def test_rebuild_replaces_site_without_leftovers(built: Built, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    publish_and_render(built.store, out)
+    publish_site(built.store, out)
     (out / "stale.html").write_text("old", encoding="utf-8")
-    index = publish_and_render(built.store, out)
+    index = publish_site(built.store, out)
     assert index == out / "index.html" and index.is_file()
     assert not (out / "stale.html").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
@@ -475,7 +476,7 @@ def test_refuses_to_replace_an_unrelated_folder(built: Built, tmp_path: Path) ->
     out.mkdir()
     (out / "thesis.tex").write_text("precious", encoding="utf-8")
     with pytest.raises(MathJudgeError, match="not a mathjudge site"):
-        publish_and_render(built.store, out)
+        publish_site(built.store, out)
     assert (out / "thesis.tex").read_text(encoding="utf-8") == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
 
@@ -483,7 +484,7 @@ def test_refuses_to_replace_an_unrelated_folder(built: Built, tmp_path: Path) ->
 def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
     store = tmp_path / "results.duckdb"
     results_store.connect(store).close()
-    index = publish_and_render(store, tmp_path / "site")
+    index = publish_site(store, tmp_path / "site")
     text = index.read_text(encoding="utf-8")
     assert "No results yet" in text and "mathjudge evaluate" in text
     pages = sorted(p.name for p in (tmp_path / "site").glob("*.html"))
@@ -493,5 +494,5 @@ def test_empty_store_renders_a_friendly_page(tmp_path: Path) -> None:
 
 def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match="no results store"):
-        publish_and_render(tmp_path / "nope.duckdb", tmp_path / "site")
+        publish_site(tmp_path / "nope.duckdb", tmp_path / "site")
     assert not (tmp_path / "site").exists()

@@ -1,4 +1,4 @@
-"""`mathjudge leaderboard init` and the repository it writes, run as a git host would run it.
+"""`mathjudge repo init` and the repository it writes, run as a git host would run it.
 
 The big test goes from clone to published site: init, push, a submitter's pull request, the
 workflow's `check` job, the merge, then the `site` and `deploy` jobs. Every `run:` step runs
@@ -29,7 +29,7 @@ from standins import closed_port_url
 from conftest import REPO, write_jsonl
 from mathjudge import __version__
 from mathjudge.cli import main
-from mathjudge.submissions import scaffold
+from mathjudge.repo import scaffold
 
 VENV_BIN = Path(sys.executable).parent
 ACTION = re.compile(r"(?P<name>[\w.-]+/[\w.-]+)@(?P<sha>[0-9a-f]{40})")
@@ -62,7 +62,7 @@ def _lock_entries(text: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = tmp_path_factory.mktemp("init") / "board"
-    result = CliRunner().invoke(main, ["leaderboard", "init", str(repo)])
+    result = CliRunner().invoke(main, ["repo", "init", str(repo)])
     assert result.exit_code == 0, result.output
     assert "install it: python -m pip install --require-hashes -r scorer/requirements.lock" in (
         result.output
@@ -99,9 +99,9 @@ def test_the_wheel_is_reproducible_and_carries_what_the_scorer_needs(initialised
 
     (wheel,) = (initialised / "scorer").glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "mathjudge/submissions/template/workflow.yml" in names
+    assert "mathjudge/repo/template/workflow.yml" in names
     assert "mathjudge/docs/versioning.md" in names  # messages cite the docs by file:// URL
-    assert any(n.startswith("mathjudge/leaderboard/assets/katex/") for n in names)
+    assert any(n.startswith("mathjudge/site/assets/katex/") for n in names)
     assert not any("__pycache__" in n for n in names)
     again = scaffold.build_wheel(REPO, initialised.parent / "again")
     assert again.read_bytes() == wheel.read_bytes()
@@ -113,22 +113,18 @@ def test_init_refuses_a_folder_in_use_and_a_foreign_wheel(
     used = tmp_path / "used"
     used.mkdir()
     (used / "notes.txt").write_text("mine")
-    result = CliRunner().invoke(main, ["leaderboard", "init", str(used)])
+    result = CliRunner().invoke(main, ["repo", "init", str(used)])
     assert result.exit_code == 1 and "exists and is not an empty folder" in result.output
     assert sorted(p.name for p in used.iterdir()) == ["notes.txt"]
     other = tmp_path / "mathjudge-9.9.9-py3-none-any.whl"
     shutil.copyfile(next((initialised / "scorer").glob("*.whl")), other)
-    result = CliRunner().invoke(
-        main, ["leaderboard", "init", str(tmp_path / "b"), "--wheel", str(other)]
-    )
+    result = CliRunner().invoke(main, ["repo", "init", str(tmp_path / "b"), "--wheel", str(other)])
     assert result.exit_code == 1 and "mathjudge 9.9.9, but this is mathjudge" in result.output
     assert not (tmp_path / "b").exists()
     given = tmp_path / "wheels" / f"mathjudge-{__version__}-py3-none-any.whl"
     given.parent.mkdir()
     shutil.copyfile(next((initialised / "scorer").glob("*.whl")), given)
-    result = CliRunner().invoke(
-        main, ["leaderboard", "init", str(tmp_path / "c"), "--wheel", str(given)]
-    )
+    result = CliRunner().invoke(main, ["repo", "init", str(tmp_path / "c"), "--wheel", str(given)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "c" / "scorer" / given.name).read_bytes() == given.read_bytes()
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from standins import OpenAIStub, StubReply
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.llm import (
     AnswerError,
     LlmCallError,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.mathcheck_gsm import build as mathcheck
 from mathjudge.benchmarks.mathcheck_gsm import outputs, parsing
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mathcheck_gsm"

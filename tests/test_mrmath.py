@@ -18,13 +18,13 @@ from scipy.stats import mannwhitneyu
 from conftest import write_jsonl
 from mathjudge import registry
 from mathjudge import store as results_store
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.mrmath import build, metrics, outputs
 from mathjudge.benchmarks.published import write_all
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
-from mathjudge.publish.ranks import rank_benchmark
+from mathjudge.document.ranks import rank_benchmark
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.engine import cluster_statistics, combined_predictions, connect
 from mathjudge.scoring.evaluator import evaluate_file, scored_items, validate_file

@@ -21,9 +21,9 @@ from huggingface_hub import constants
 from standins import HubSnapshotStandIn, NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.mumath import build as mumath
 from mathjudge.dataio.writer import Build, content_hash, write_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURES = Path(__file__).parent / "fixtures"

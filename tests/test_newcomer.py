@@ -45,7 +45,7 @@ def test_the_reference_in_docs_is_what_the_code_says() -> None:
         reference.render_benchmarks()
     )
     commands = (DOCS / reference.COMMANDS).read_text(encoding="utf-8")
-    for path in ("mathjudge build", "mathjudge leaderboard init", "mathjudge leaderboard sync"):
+    for path in ("mathjudge build", "mathjudge repo init", "mathjudge repo sync"):
         assert f"\n## {path}\n" in commands
 
 
@@ -171,10 +171,10 @@ def test_the_demo_script_ends_with_the_lines_that_put_mathjudge_on_path(tmp_path
 def test_no_page_tells_anyone_to_pip_install_mathjudge_from_an_index() -> None:
     """mathjudge is not on PyPI: what works is the scorer a leaderboard pins."""
     pages = [README, *DOCS.glob("*.md"), *(REPO / "mathjudge").rglob("*.html"),
-             *(REPO / "mathjudge" / "submissions" / "template").iterdir()]  # fmt: skip
+             *(REPO / "mathjudge" / "repo" / "template").iterdir()]  # fmt: skip
     said = [p.name for p in pages if re.search(r"pip install (-U )?mathjudge", p.read_text())]
     assert said == []
-    template = (REPO / "mathjudge/submissions/template/README.md").read_text()
-    submit = (REPO / "mathjudge/leaderboard/templates/submit.html").read_text()
+    template = (REPO / "mathjudge/repo/template/README.md").read_text()
+    submit = (REPO / "mathjudge/site/templates/submit.html").read_text()
     for page in (template, submit):
         assert "python -m pip install --require-hashes -r scorer/requirements.lock" in page

@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.opc import corpus as opc_corpus
 from mathjudge.dataio.writer import Build, content_hash, write_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
 
 RAW_URL = "https://raw.githubusercontent.com/insait-institute/open-proof-corpus"

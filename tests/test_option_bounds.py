@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge import api
+from mathjudge.base.config import MAX_BOOTSTRAP, MAX_SEED
+from mathjudge.base.errors import UsageError
 from mathjudge.cli import main
-from mathjudge.config import MAX_BOOTSTRAP, MAX_SEED
-from mathjudge.errors import UsageError
 
 
 @pytest.fixture(scope="module")

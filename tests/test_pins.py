@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from mathjudge import registry
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.pins import load_pins, parse_pins
-from mathjudge.errors import MathJudgeError
 
 
 def test_every_dataset_has_pins_and_its_builder_reads_them() -> None:

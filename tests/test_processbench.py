@@ -13,11 +13,11 @@ from huggingface_hub import constants
 from standins import HubSnapshotStandIn, NetworkGuard
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks import constant
 from mathjudge.benchmarks.processbench import build as processbench
 from mathjudge.benchmarks.processbench import reported
 from mathjudge.dataio.writer import Build, CardInfo, Table, content_hash, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "processbench"

@@ -21,11 +21,11 @@ from standins import NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
 from mathjudge import registry
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.proofbench import build as proofbench
 from mathjudge.cli import main
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURES = Path(__file__).parent / "fixtures"

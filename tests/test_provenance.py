@@ -15,10 +15,10 @@ from conftest import write_jsonl
 from mathjudge import registry
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.publish.document import assemble
-from mathjudge.publish.reported import import_reported
+from mathjudge.document.publish import assemble
+from mathjudge.document.reported import import_reported
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.spec.submission import SubmissionMeta
+from mathjudge.spec.folder import SubmissionMeta
 from mathjudge.store import save
 
 LIMITATION = "texts: on the Hub; this build carries ids, labels and the problem"

@@ -10,7 +10,7 @@ from conftest import write_jsonl
 from mathjudge import store
 from mathjudge.benchmarks.expertmath import build as expertmath
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.publish.document import assemble
+from mathjudge.document.publish import assemble
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.spec.document import BenchmarkDocument
 

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from datasets import Value
 
 from mathjudge import registry
+from mathjudge.base.config import doc_url
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.config import doc_url
 from mathjudge.dataio import releases
 from mathjudge.dataio.releases import bumped, classify, verdict, with_release
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 FEATURES = datasets.Features(
     {"item_id": Value("string"), "question": Value("string"), "label": Value("bool")}

@@ -10,9 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathjudge.errors import MathJudgeError
-from mathjudge.publish.reported import import_reported, load_reported
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.document.reported import import_reported, load_reported
+from mathjudge.spec.results import Evaluation, Score
 
 
 @pytest.fixture(scope="module")
@@ -21,23 +21,23 @@ def reported(mirror: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def results(reported: Path) -> list[EvaluationResult]:
+def results(reported: Path) -> list[Evaluation]:
     return load_reported(reported)
 
 
-def find(results: list[EvaluationResult], bench: str, judge: str, table: str) -> EvaluationResult:
+def find(results: list[Evaluation], bench: str, judge: str, table: str) -> Evaluation:
     (hit,) = [
         r for r in results if (r.benchmark, r.judge, r.meta["tables"][0]) == (bench, judge, table)
     ]
     return hit
 
 
-def score(result: EvaluationResult, scope: str, subset: str, metric: str) -> Score:
+def score(result: Evaluation, scope: str, subset: str, metric: str) -> Score:
     (hit,) = [s for s in result.scores if (s.scope, s.subset, s.metric) == (scope, subset, metric)]
     return hit
 
 
-def values(result: EvaluationResult, scope: str, subset: str) -> dict[str, float | None]:
+def values(result: Evaluation, scope: str, subset: str) -> dict[str, float | None]:
     return {s.metric: s.value for s in result.scores if (s.scope, s.subset) == (scope, subset)}
 
 
@@ -48,7 +48,7 @@ def store_counts(db: Path) -> tuple[int, int]:
     return subs, scores
 
 
-def test_counts_per_benchmark_and_table(results: list[EvaluationResult]) -> None:
+def test_counts_per_benchmark_and_table(results: list[Evaluation]) -> None:
     assert Counter(r.benchmark for r in results) == {
         "stepmathbench": 27,  # 18 + 13 rows, minus 3 Gold rows and Table 4's reprint
         "proofbench": 44,
@@ -86,7 +86,7 @@ def test_counts_per_benchmark_and_table(results: list[EvaluationResult]) -> None
     assert not any(r.judge.startswith("Gold") or r.judge == "Human oracle" for r in results)
 
 
-def test_every_result_is_labelled_reported(results: list[EvaluationResult]) -> None:
+def test_every_result_is_labelled_reported(results: list[Evaluation]) -> None:
     arxiv = {
         "stepmathbench": "arXiv:2503.10105",
         "proofbench": "arXiv:2510.13888",
@@ -114,10 +114,10 @@ def test_every_result_is_labelled_reported(results: list[EvaluationResult]) -> N
         assert r.dataset_version == r.content_hash == "reported"
         assert r.bootstrap == {} and r.predictions is None
         assert r.created == created[r.benchmark]  # fixed, so re-imports store the same rows
-    assert len({r.submission_id for r in results}) == len(results)
+    assert len({r.id for r in results}) == len(results)
 
 
-def test_stepmathbench_units(results: list[EvaluationResult]) -> None:
+def test_stepmathbench_units(results: list[Evaluation]) -> None:
     rule_em = find(results, "stepmathbench", "RuleEM", "Table 3")
     # Final-answer block: AvgS, Corr, MSE and OR are all x100 of 0/1 quantities.
     assert values(rule_em, "type", "Calculation") == {
@@ -154,7 +154,7 @@ def test_stepmathbench_units(results: list[EvaluationResult]) -> None:
     assert agent.meta["external_modules"] == "none"
 
 
-def test_proofbench_scores(results: list[EvaluationResult]) -> None:
+def test_proofbench_scores(results: list[Evaluation]) -> None:
     o3 = find(results, "proofbench", "o3 (Ref+MS)", "Table 1")
     mae = score(o3, "overall", "all", "mae")
     assert (mae.value, mae.ci_low, mae.ci_high, mae.n) == (0.964, 0.844, 1.084, 435)
@@ -189,7 +189,7 @@ def test_proofbench_scores(results: list[EvaluationResult]) -> None:
     assert values(staged, "overall", "all")["wta1"] == 0.714
 
 
-def test_proofbench_best_of_n(results: list[EvaluationResult]) -> None:
+def test_proofbench_best_of_n(results: list[Evaluation]) -> None:
     grader = find(
         results,
         "proofbench_bon",
@@ -205,7 +205,7 @@ def test_proofbench_best_of_n(results: list[EvaluationResult]) -> None:
     assert [values(r, "bon", "n=16")["bon_score"] for r in binary] == [2.48]
 
 
-def test_mumath_scores(results: list[EvaluationResult]) -> None:
+def test_mumath_scores(results: list[Evaluation]) -> None:
     o1 = find(results, "mumath", "o1", "Table 5")
     assert values(o1, "overall", "all") == {
         "macro_f1": 0.901,
@@ -225,7 +225,7 @@ def test_mumath_scores(results: list[EvaluationResult]) -> None:
 
 
 def test_reimport_replaces_idempotently(
-    reported: Path, results: list[EvaluationResult], tmp_path: Path
+    reported: Path, results: list[Evaluation], tmp_path: Path
 ) -> None:
     folder = tmp_path / "reported"
     shutil.copytree(reported, folder)
@@ -300,7 +300,7 @@ def test_one_result_per_judge(
         load_reported(folder)
 
 
-def test_expertmath_scores(results: list[EvaluationResult]) -> None:
+def test_expertmath_scores(results: list[Evaluation]) -> None:
     """The CBU paper's prose numbers (percent) as our metrics' units."""
     found = {r.judge: values(r, "overall", "all") for r in results if r.benchmark == "expertmath"}
     assert found["CBU (GPT-OSS-120B)"] == pytest.approx(

@@ -13,8 +13,8 @@ import pytest
 from mathjudge import registry
 from mathjudge.benchmarks.published import write_all
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.publish.document import assemble
-from mathjudge.publish.reported import import_reported
+from mathjudge.document.publish import assemble
+from mathjudge.document.reported import import_reported
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.store import save
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks.published import write_all
 from mathjudge.benchmarks.rewardbench_math import build as rewardbench
 from mathjudge.benchmarks.rewardbench_math import outputs
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 RESULTS = Path("rewardmath") / "results" / "Rewardbench"

@@ -18,12 +18,12 @@ from huggingface_hub import constants
 from standins import HubSnapshotStandIn, LocalServer, NetworkGuard, Reply, Seen, closed_port_url
 
 from conftest import write_jsonl
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.benchmarks import reward_scoring
 from mathjudge.benchmarks.published import write_all
 from mathjudge.benchmarks.rewardmath import build as rewardmath
 from mathjudge.benchmarks.rewardmath import outputs
 from mathjudge.dataio.writer import Build, CardInfo, Table, content_hash, write_dataset
-from mathjudge.errors import MathJudgeError, ValidationFailed
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rewardmath"

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
+from mathjudge.api import publish_site
 from mathjudge.benchmarks.mumath import build as mumath
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.proofbench import build as proofbench
@@ -32,7 +33,6 @@ from mathjudge.judges.runner import run_judge, sidecar, write_outputs
 from mathjudge.llm import LlmClient, RetryPolicy
 from mathjudge.prompts import load_prompt
 from mathjudge.scoring.evaluator import evaluate_file, read_meta, validate_file
-from mathjudge.site import publish_and_render
 from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -294,7 +294,7 @@ def test_cli_run_evaluate_and_site(
     assert sum(r["label"] for r in rows) == 10 and rows[0]["label"]
     assert overall["tpr"] == pytest.approx(9 / 10) and overall["tnr"] == 1.0
     assert overall["inconclusive_rate"] == pytest.approx(1 / 16)
-    site = publish_and_render(store, tmp_path / "site")
+    site = publish_site(store, tmp_path / "site")
     page = (site.parent / "mumath.html").read_text(encoding="utf-8")
     assert "mumath-cot (stub)" in page and "judge_mumath_cot.md" in page
 

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge import store as store
+from mathjudge.api import publish_site
+from mathjudge.base.display import summary
 from mathjudge.cli import main
-from mathjudge.display import summary
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
 
 RLO = "\u202e"  # right-to-left override
 
@@ -152,7 +152,7 @@ def test_the_site_shows_a_bounded_summary_and_links_the_whole_meta(
     db = tmp_path / "r.duckdb"
     sid = store.save(db, result)
     site = tmp_path / "site"
-    publish_and_render(db, site)
+    publish_site(db, site)
     doc = json.loads((site / "data" / "leaderboard.json").read_text())
     (sub,) = doc["benchmarks"][0]["submissions"]
     assert sub["meta_file"] == f"meta/{sid}.json"

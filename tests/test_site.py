@@ -20,11 +20,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from mathjudge import store as results_store
-from mathjudge.errors import MathJudgeError
-from mathjudge.leaderboard.views import judge_page
+from mathjudge.api import publish_site
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
+from mathjudge.site.views import judge_page
 
 B = 200
 FORMULA_JUDGE = '=HYPERLINK("http://x","y")'
@@ -74,7 +74,7 @@ def site(
         )
         results_store.save(store, result)
     out = tmp / "site"
-    publish_and_render(store, out, release="r1")
+    publish_site(store, out, release="r1")
     doc = json.loads((out / "data" / "leaderboard.json").read_text(encoding="utf-8"))
     (bench,) = [b for b in doc["benchmarks"] if b["name"] == "stepmathbench"]
     ids = {s["judge"]: s["id"] for s in bench["submissions"]}
@@ -247,11 +247,11 @@ def test_release_is_immutable(site: dict[str, Any], datasets_dir: Path) -> None:
     assert (out / "releases" / "r1" / "index.html").is_file()
     assert 'href="releases/r1/index.html"' in (out / "index.html").read_text(encoding="utf-8")
     with pytest.raises(MathJudgeError, match="already exists"):
-        publish_and_render(site["store"], out, release="r1")
+        publish_site(site["store"], out, release="r1")
     with pytest.raises(MathJudgeError, match="--release"):
-        publish_and_render(site["store"], out, release="../escape")
-    publish_and_render(site["store"], out, release="r2")
-    publish_and_render(site["store"], out)  # a plain rebuild keeps releases
+        publish_site(site["store"], out, release="../escape")
+    publish_site(site["store"], out, release="r2")
+    publish_site(site["store"], out)  # a plain rebuild keeps releases
     after = {
         p.relative_to(out / "releases" / "r1"): p.read_bytes()
         for p in (out / "releases" / "r1").rglob("*")

@@ -31,7 +31,8 @@ def store(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Path:
     path = tmp / "o1.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in judge.rows), encoding="utf-8")
     result = evaluate_file("judgebench", path, O1, datasets_dir=datasets, n_boot=20)
-    results_store.save_details(store, results_store.save(store, result), judge.details)
+    # stored as `repo sync` stores a folder with a details file
+    results_store.save_synced(store, "submissions/judgebench/o1", "key", result, judge.details)
     return store
 
 
@@ -45,7 +46,7 @@ def _payloads(folder: Path, prefix: str) -> list[dict]:
 
 def _build(store: Path, out: Path, *flags: str) -> Path:
     result = CliRunner().invoke(
-        main, ["leaderboard", "build", "--store", str(store), "--out", str(out), *flags]
+        main, ["site", "build", "--store", str(store), "--out", str(out), *flags]
     )
     assert result.exit_code == 0, result.output
     return out

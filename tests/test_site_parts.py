@@ -11,15 +11,18 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from mathjudge import registry
-from mathjudge.leaderboard.export import download_names
-from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.render import render_site
-from mathjudge.publish.ranks import rank_judges
+from mathjudge.document.ranks import rank_judges
 from mathjudge.scoring.engine import ClusterStats
-from mathjudge.spec.document import Submission
+from mathjudge.site.export import download_names
+from mathjudge.site.plots import benchmark_plots
+from mathjudge.site.render import render_site
+from mathjudge.spec.document import BoardSubmission
 from mathjudge.spec.presentation import MetricSpec
+
+BOARD = TypeAdapter(BoardSubmission)
 
 MAE = MetricSpec("mae", "MAE", "mean error", direction="lower")
 
@@ -71,10 +74,10 @@ def test_undefined_headline_is_not_ranked() -> None:
     assert [r.submission_id for r in ranked] == ["one"]
 
 
-def _sub(judge: str, source: str, scores: list[dict[str, Any]], **extra: Any) -> Submission:
-    return Submission.model_validate(
+def _sub(judge: str, source: str, scores: list[dict[str, Any]], **extra: Any) -> BoardSubmission:
+    return BOARD.validate_python(
         {
-            "id": judge, "judge": judge, "source": source, "citation": None, "coverage": 1.0,
+            "id": judge, "benchmark": "b", "judge": judge, "source": source, "citation": None, "coverage": 1.0,
             "partial": False, "dataset_version": "1", "content_hash": "sha256:x", "meta": {},
             "sha256": "0" * 64, "created": "2026-01-01T00:00:00+00:00", "n_items": 4,
             "runs": 1, "runs_agg": "mean", "fields": ["score"], "bootstrap": {},
@@ -158,7 +161,7 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     badge; the benchmark page shows its scope tab."""
     created = "2026-01-01T00:00:00+00:00"
     sub = {
-        "id": "s1", "judge": "ranker", "source": "reported", "provenance": "paper",
+        "id": "s1", "benchmark": "b", "judge": "ranker", "source": "reported", "provenance": "paper",
         "citation": "CBU, arXiv:2601.00001",
         "coverage": 1.0, "partial": False, "dataset_version": "1", "content_hash": "sha256:x",
         "meta": {}, "sha256": "0" * 64, "created": created, "n_items": 4, "runs": 1,
@@ -168,7 +171,7 @@ def test_a_benchmark_joins_the_overview_through_its_spec(tmp_path: Path) -> None
     }  # fmt: skip
     presentation = dataclasses.asdict(registry.get("expertmath").presentation())
     doc = {
-        "schema_version": 4, "datasets": [],
+        "schema_version": 5, "datasets": [],
         "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
                            "mathjudge_version": "0", "latest_submission": created},
         "benchmarks": [{"name": "expertmath", "presentation": presentation,
@@ -191,7 +194,7 @@ def test_the_glance_says_why_a_lone_judge_is_not_ranked(tmp_path: Path) -> None:
     says so in words, not as the badge 'unranked' followed by 'not ranked'."""
     created = "2026-01-01T00:00:00+00:00"
     sub = {
-        "id": "s1", "judge": "lonely", "source": "reproduced", "citation": None,
+        "id": "s1", "benchmark": "b", "judge": "lonely", "source": "reproduced", "citation": None,
         "coverage": 1.0, "partial": False, "dataset_version": "1", "content_hash": "sha256:x",
         "meta": {}, "sha256": "0" * 64, "created": created, "n_items": 4, "runs": 1,
         "runs_agg": "mean", "fields": ["score"], "bootstrap": {"B": 10, "seed": 1, "unit": "item"},
@@ -201,7 +204,7 @@ def test_the_glance_says_why_a_lone_judge_is_not_ranked(tmp_path: Path) -> None:
     presentation = dataclasses.asdict(registry.get("expertmath").presentation())
     reason = {"kind": "alone", "text": "fewer than two comparable judges"}
     doc = {
-        "schema_version": 4, "datasets": [],
+        "schema_version": 5, "datasets": [],
         "generated_from": {"store": "r.duckdb", "submissions_in_store": 1,
                            "mathjudge_version": "0", "latest_submission": created},
         "benchmarks": [{"name": "expertmath", "presentation": presentation,

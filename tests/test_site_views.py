@@ -11,14 +11,15 @@ from typing import Any
 
 import matplotlib.axes
 import pytest
+from pydantic import TypeAdapter
 
 from mathjudge import registry
-from mathjudge.leaderboard import board as boards
-from mathjudge.leaderboard.items import natural_key, show_value
-from mathjudge.leaderboard.itemviews import item_href
-from mathjudge.leaderboard.modelpages import BenchRef, Context, cross_view
-from mathjudge.leaderboard.plots import benchmark_plots
-from mathjudge.leaderboard.views import (
+from mathjudge.site import board as boards
+from mathjudge.site.items import natural_key, show_value
+from mathjudge.site.itemviews import item_href
+from mathjudge.site.modelpages import BenchRef, Context, cross_view
+from mathjudge.site.plots import benchmark_plots
+from mathjudge.site.views import (
     counts,
     judge_ref,
     meta_text,
@@ -26,7 +27,9 @@ from mathjudge.leaderboard.views import (
     metrics,
     standing,
 )
-from mathjudge.spec.document import BenchmarkDocument, ModelDocument, Submission
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, ModelDocument
+
+BOARD = TypeAdapter(BoardSubmission)
 
 PAPER = "Some paper (arXiv:2501.00001)"
 
@@ -40,7 +43,8 @@ def _score(metric: str, value: float | None, ci=None, scope="overall", subset="a
 def _sub(sid: str, judge: str, provenance: str, value: float | None, ci=None, coverage=1.0,
          metric="macro_f1", **kw: Any) -> dict[str, Any]:  # fmt: skip
     return {
-        "id": sid, "judge": judge, "source": "reported" if provenance == "paper" else "reproduced",
+        "id": sid, "benchmark": "b", "judge": judge,
+        "source": "reported" if provenance == "paper" else "reproduced",
         "provenance": provenance, "citation": PAPER if provenance == "paper" else None,
         "coverage": coverage, "partial": coverage < 1, "dataset_version": "1",
         "content_hash": "sha256:x", "meta": {}, "sha256": "0" * 64,
@@ -276,14 +280,14 @@ def test_meta_is_shown_as_a_reader_needs_it() -> None:
 
 
 def test_sources_are_labelled_with_their_paper_link_only_from_an_arxiv_id() -> None:
-    paper = judge_ref(Submission.model_validate(_sub("p", "x", "paper", 0.5)))
+    paper = judge_ref(BOARD.validate_python(_sub("p", "x", "paper", 0.5)))
     assert (paper.source.label, paper.source.citation_href) == (
         "paper", "https://arxiv.org/abs/2501.00001",
     )  # fmt: skip
     hostile = _sub("q", "y", "paper", 0.5)
     hostile["citation"] = "javascript:alert(1) arXiv: nothing"
-    assert judge_ref(Submission.model_validate(hostile)).source.citation_href == ""
-    ours = judge_ref(Submission.model_validate(_sub("a", "z", "submitted", 0.5, kind="rule")))
+    assert judge_ref(BOARD.validate_python(hostile)).source.citation_href == ""
+    ours = judge_ref(BOARD.validate_python(_sub("a", "z", "submitted", 0.5, kind="rule")))
     assert (ours.source.label, ours.kind_label) == ("reproduced", "rule")
 
 
@@ -298,23 +302,23 @@ def test_plots_draw_no_whiskers_without_intervals_and_no_one_point_curves(monkey
     monkeypatch.setattr(matplotlib.axes.Axes, "errorbar", spy)
     show = registry.get("stepmathbench").presentation()
     by_type = [_score("corr", 0.5, scope="type", subset=t) for t in ("Proof", "Calculation")]
-    reported = Submission.model_validate(_sub("p", "paper", "paper", None, scores=by_type))
+    reported = BOARD.validate_python(_sub("p", "paper", "paper", None, scores=by_type))
     assert [p.file for p in benchmark_plots(show, [reported])] == ["stepmathbench-scope_bars.svg"]
     assert drawn == []  # the paper gives no interval: none drawn
-    ours = Submission.model_validate(_sub("o", "ours", "submitted", None, scores=[
+    ours = BOARD.validate_python(_sub("o", "ours", "submitted", None, scores=[
         _score("corr", 0.4, (0.3, 0.5), "type", "Proof"),
         _score("corr", 0.6, None, "type", "Calculation"),
     ]))  # fmt: skip
     benchmark_plots(show, [ours])
     assert drawn == [1]  # one whisker, for the one value with an interval
     one_n = [_score("bon_score", 4.1, scope="bon", subset="n=16"), _score("bon_score", 4.1)]
-    bon = Submission.model_validate(_sub("j", "j", "paper", None, scores=one_n))
+    bon = BOARD.validate_python(_sub("j", "j", "paper", None, scores=one_n))
     assert benchmark_plots(registry.get("proofbench_bon").presentation(), [bon]) == []
 
 
 def test_vendored_katex_matches_its_recorded_checksums() -> None:
     """The KaTeX files are exactly those the README records (from `npm pack katex@VERSION`)."""
-    folder = Path(__file__).resolve().parents[1] / "mathjudge" / "leaderboard" / "assets" / "katex"
+    folder = Path(__file__).resolve().parents[1] / "mathjudge" / "site" / "assets" / "katex"
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "katex@0.19.1" in readme and "cdn" not in readme.casefold().replace("no cdn", "")
     recorded = dict(re.findall(r"^\| `([^`]+)` \| `([0-9a-f]{64})` \|$", readme, re.M))

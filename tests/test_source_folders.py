@@ -1,6 +1,6 @@
 """One meaning for a source folder on the command line, and `build all`.
 
-`--source-dir DIR` (and `leaderboard sync --reported DIR`) is a mirror root or the benchmark's
+`--source-dir DIR` (and `repo sync --reported DIR`) is a mirror root or the benchmark's
 own folder, in every command that takes it: the folder used is printed, and a root that lacks
 the benchmark's folder is an error naming both, never read as the benchmark's data. `build all`
 builds what it can reach and reports the rest: built, skipped with the reason, failed.
@@ -83,7 +83,7 @@ def test_reported_tables_from_a_root_or_their_folder_in_both_commands(
     (tmp_path / "board" / "submissions").mkdir(parents=True)
     for given in (mirror, mirror / "reported"):
         result = cli(
-            "leaderboard", "sync", str(tmp_path / "board"), "--store", str(tmp_path / "s.duckdb"),
+            "repo", "sync", str(tmp_path / "board"), "--store", str(tmp_path / "s.duckdb"),
             "--reported", str(given), "--no-site", "--datasets", str(tmp_path / "none"),
         )  # fmt: skip
         assert result.exit_code == 0, result.output

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from standins import NetworkGuard, StaticServer, closed_port_url
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.sources import Source, resolve, sha256_file
 from mathjudge.dataio.writer import content_hash
-from mathjudge.errors import MathJudgeError
 
 RAW = "https://raw.githubusercontent.com"
 PREFIX = f"/SHU-XUN/StepMathAgent/{stepmathbench.SOURCE.revision}/data/"

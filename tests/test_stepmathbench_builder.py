@@ -9,11 +9,12 @@ import datasets
 import duckdb
 import pytest
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
-from mathjudge.benchmarks.stepmathbench.build import eq1_score, normalize_step_label
+from mathjudge.benchmarks.stepmathbench.build import normalize_step_label
+from mathjudge.benchmarks.stepmathbench.eq1 import eq1_score
 from mathjudge.dataio.sources import SourceFile, sha256_file
 from mathjudge.dataio.writer import Table, content_hash, write_dataset
-from mathjudge.errors import MathJudgeError
 
 C, X, M = "correct", "incorrect", "correct_but_meaningless"
 

@@ -104,7 +104,7 @@ def test_two_evaluates_and_a_leaderboard_build_started_together_all_succeed(
             mathjudge(*evaluate_args(predictions[1], "judge 1", store, datasets_dir)),
             mathjudge(*evaluate_args(predictions[2], "judge 2", store, datasets_dir)),
             mathjudge(
-                "leaderboard",
+                "site",
                 "build",
                 "--store",
                 str(store),
@@ -160,7 +160,7 @@ def test_a_store_that_is_not_duckdb_is_refused_before_scoring(
     assert code == 1 and "Traceback" not in output
     assert f"{store}: not a DuckDB database, so not a mathjudge results store" in output
     assert store.read_text() == "not a database\n" and not out.exists()
-    code, output = finish(mathjudge("leaderboard", "build", "--store", str(store)))
+    code, output = finish(mathjudge("site", "build", "--store", str(store)))
     assert code == 1 and f"{store}: not a DuckDB database" in output
 
 

@@ -27,12 +27,12 @@ from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
 from mathjudge import store as results_store
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError
+from mathjudge.repo import sync as sync_module
+from mathjudge.repo.submit import submit
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.store import read
-from mathjudge.submissions import sync as sync_module
-from mathjudge.submissions.submit import submit
 
 B = "5"
 FULL = "the disk is full"
@@ -168,7 +168,7 @@ def test_a_full_disk_under_the_site_leaves_no_site(small_disk, one_result: Path)
     store = disk.path.parent / "store.duckdb"
     shutil.copy(one_result, store)
     site = disk.path / "site"
-    full_disk_message(disk.run("leaderboard", "build", "--store", str(store), "--out", str(site)))
+    full_disk_message(disk.run("site", "build", "--store", str(store), "--out", str(site)))
     assert list(disk.path.iterdir()) == []
 
 
@@ -201,11 +201,11 @@ def evaluate_into(preds: Path, datasets_dir: Path):
 def test_an_empty_duckdb_file_is_no_store(
     evaluate_into, datasets_dir: Path, tmp_path: Path
 ) -> None:
-    """`leaderboard build` on one leaked "Need a DataFrame with at least one column"."""
+    """`site build` on one leaked "Need a DataFrame with at least one column"."""
     store = tmp_path / "empty.duckdb"
     duckdb.connect(str(store)).close()
     expected = f"{store}: an empty DuckDB database, not a mathjudge results store"
-    refused(cli("leaderboard", "build", "--store", str(store), "--out", str(tmp_path / "s")),
+    refused(cli("site", "build", "--store", str(store), "--out", str(tmp_path / "s")),
             expected)  # fmt: skip
     refused(cli("compare", "stepmathbench", "a", "b", "--store", str(store), "--datasets",
                 str(datasets_dir)), expected)  # fmt: skip
@@ -244,7 +244,7 @@ def test_a_newer_store_is_refused_and_left_as_it_is(
     shutil.copy(one_result, store)
     _label(store, "99")
     refused(evaluate_into(store), "a results store of schema 99, written by a newer mathjudge")
-    refused(cli("leaderboard", "build", "--store", str(store), "--out", str(tmp_path / "s")),
+    refused(cli("site", "build", "--store", str(store), "--out", str(tmp_path / "s")),
             "schema 99")  # fmt: skip
     assert _version(store) == "99" and judges(store) == ["first"]
 
@@ -352,7 +352,7 @@ def test_the_site_leaves_out_a_row_it_cannot_render_and_says_so(
     assert evaluate_into(store).exit_code == 0
     sid = _poison(store, "second")
     site = tmp_path / "site"
-    built = cli("leaderboard", "build", "--store", str(store), "--out", str(site))
+    built = cli("site", "build", "--store", str(store), "--out", str(site))
     assert built.exit_code == 0, built.output
     assert f"'second' (submission {sid}) cannot be rendered" in built.output
     assert f"mathjudge results remove {sid}" in built.output

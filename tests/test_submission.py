@@ -11,7 +11,7 @@ import pytest
 
 from conftest import write_jsonl
 from mathjudge import registry
-from mathjudge.errors import ValidationFailed
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.validate import columnar
 

@@ -1,5 +1,5 @@
 """The leaderboard as a repository: `mathjudge submit` writes checked submission folders,
-`mathjudge leaderboard sync` scores only what is new or changed, drops what was removed, and
+`mathjudge repo sync` scores only what is new or changed, drops what was removed, and
 renders a site that is a function of the repository's files alone.
 
 On the real StepMathBench; expected values come from the files (checksums by hashlib, scores
@@ -20,13 +20,13 @@ import yaml
 from click.testing import CliRunner
 
 from conftest import write_jsonl
+from mathjudge.api import publish_site
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.cli import main
-from mathjudge.errors import MathJudgeError, ValidationFailed
+from mathjudge.repo.folder import find_folders, read_meta
+from mathjudge.repo.submit import submit
+from mathjudge.repo.sync import check, needed_datasets, sync
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
-from mathjudge.submissions.folder import find_folders, read_meta
-from mathjudge.submissions.submit import submit
-from mathjudge.submissions.sync import check, needed_datasets, sync
 
 META = {
     "judge": "Plus one",
@@ -177,7 +177,7 @@ def test_sync_scores_only_what_changed_and_drops_what_was_removed(
         details = con.execute(
             "SELECT item_id, CAST(details AS VARCHAR) FROM item_details ORDER BY item_id"
         ).fetchall()
-    assert sid == direct.submission_id
+    assert sid == direct.id
     assert mse == next(s.value for s in direct.scores if (s.scope, s.metric) == ("overall", "mse"))
     assert [d[0] for d in details] == ["stepmath-1", "stepmath-2", "stepmath-3"]
     # Nothing changed: nothing scored.
@@ -206,7 +206,7 @@ def test_the_site_is_a_function_of_the_repository(
     for name in ("a", "b"):
         (tmp / name).mkdir()
         sync(repo, tmp / name / "results.duckdb", datasets_dir, n_boot=B)
-        sites.append(publish_and_render(tmp / name / "results.duckdb", tmp / name / "site").parent)
+        sites.append(publish_site(tmp / name / "results.duckdb", tmp / name / "site").parent)
     a, b = sites
     pages = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert pages == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
@@ -266,16 +266,16 @@ def test_cli_submit_sync_and_check(files: dict[str, Path], datasets_dir: Path) -
                                str(_meta(tmp, link="nope")), "--to", str(repo), *data])  # fmt: skip
     assert bad.exit_code == 1 and "[link]" in bad.output and "Traceback" not in bad.output
     store, out = tmp / "r.duckdb", tmp / "site"
-    args = ["leaderboard", "sync", str(repo), "--store", str(store), "--out", str(out),
+    args = ["repo", "sync", str(repo), "--store", str(store), "--out", str(out),
             "--bootstrap", str(B), "--quiet", *data]  # fmt: skip
     synced = runner.invoke(main, args)
     assert synced.exit_code == 0, synced.output
     assert "1 submission(s) scored, 0 unchanged, 0 removed" in synced.output
     assert (out / "index.html").is_file() and "Plus one" in (out / "index.html").read_text()
     assert "0 submission(s) scored, 1 unchanged" in runner.invoke(main, args).output
-    checked = runner.invoke(main, ["leaderboard", "check", str(repo), "--bootstrap", "20", *data])
+    checked = runner.invoke(main, ["repo", "check", str(repo), "--bootstrap", "20", *data])
     assert checked.exit_code == 0, checked.output
     assert "stepmathbench/plus-one: Plus one (version 1)" in checked.output
     assert "repository valid; 1 submission(s) scored" in checked.output
-    listed = runner.invoke(main, ["leaderboard", "datasets", str(repo)])
+    listed = runner.invoke(main, ["repo", "datasets", str(repo)])
     assert listed.output == "stepmathbench\n"

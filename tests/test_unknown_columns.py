@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from conftest import write_jsonl
 from mathjudge import api, registry
+from mathjudge.base.errors import ValidationFailed
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
-from mathjudge.errors import ValidationFailed
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.prediction import PredictionRow
 
@@ -205,7 +205,7 @@ def test_leaderboard_check_refuses_a_folder_edited_to_give_it(
     digest = hashlib.sha256(scroe.read_bytes()).hexdigest()
     text = json.dumps(record).replace(record["files"]["predictions.jsonl"], digest)
     (folder / "submission.json").write_text(text)
-    check = CliRunner().invoke(main, ["leaderboard", "check", str(board), "--datasets",
+    check = CliRunner().invoke(main, ["repo", "check", str(board), "--datasets",
                                       str(datasets_dir)])  # fmt: skip
     assert check.exit_code == 1
     assert "predictions.jsonl:1 [scroe]: unknown column (did you mean 'score'?)" in check.output

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.atomic import atomic_path
+from mathjudge.base.atomic import atomic_path
 from mathjudge.dataio.pins import Pins
 from mathjudge.spec.benchmark import JudgeKind
 

@@ -18,8 +18,8 @@ from typing import Any
 import click
 
 from mathjudge import __version__, registry
-from mathjudge.display import neutral_lines
-from mathjudge.errors import MathJudgeError, UsageError, os_problem
+from mathjudge.base.display import neutral_lines
+from mathjudge.base.errors import MathJudgeError, UsageError, os_problem
 
 # name -> (module in mathjudge.cli, attribute, one-line help shown by `mathjudge --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -58,17 +58,17 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "judge",
         "Reference judges (LLM judges through litellm, and rule-based ones).",
     ),
-    "arxiv": (
-        "arxiv",
-        "arxiv",
-        "Mine arXiv metadata for papers whose later version corrects an error.",
-    ),
     "submit": (
         "submit",
         "submit",
         "Validate predictions, meta and details, then write submissions/BENCH/SLUG/",
     ),
-    "leaderboard": ("leaderboard", "leaderboard", "The static leaderboard site."),
+    "site": ("site", "site", "The static leaderboard site, rendered from the results store."),
+    "repo": (
+        "repo",
+        "repo",
+        "The leaderboard as a git repository: init, check and sync submission folders.",
+    ),
     "results": ("results", "results", "The results store: repair it from the command line."),
     "demo": (
         "demo",

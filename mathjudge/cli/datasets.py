@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import click
 
 from mathjudge import registry
+from mathjudge.base.config import default_datasets_dir, doc_url
+from mathjudge.base.errors import MathJudgeError, SourceUnavailable
 from mathjudge.cli.options import SOURCE_DIR, non_empty
-from mathjudge.config import default_datasets_dir, doc_url
-from mathjudge.errors import MathJudgeError, SourceUnavailable
 
 if TYPE_CHECKING:
     from mathjudge.dataio.pins import Pins

@@ -11,11 +11,11 @@ from typing import Any
 import click
 
 from mathjudge import registry
-from mathjudge.config import cache_dir, default_datasets_dir
+from mathjudge.base.config import cache_dir, default_datasets_dir
+from mathjudge.base.progress import progress_bar
 from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.proof_grader import CONTEXTS
 from mathjudge.judges.step_agent import MODULES
-from mathjudge.progress import progress_bar
 
 API_BASE_ENV = "MATHJUDGE_LLM_API_BASE"
 API_KEY_ENV = "MATHJUDGE_LLM_API_KEY"

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mathjudge import registry
-from mathjudge.config import MAX_BOOTSTRAP, MAX_SEED, default_datasets_dir
+from mathjudge.base.config import MAX_BOOTSTRAP, MAX_SEED, default_datasets_dir
 
 DATASETS = click.option(
     "--datasets",

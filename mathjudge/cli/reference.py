@@ -36,7 +36,7 @@ command waits while another process holds the results store, default 60),
 `HF_TOKEN` / `HF_ENDPOINT` for `--push-to-hub`.
 
 Several commands may use one results store at once: a writer (`evaluate`, `reported import`)
-or a reader (`leaderboard build`, `compare`) waits while another process holds it, says so, and
+or a reader (`site build`, `compare`) waits while another process holds it, says so, and
 gives up with a message after `MATHJUDGE_STORE_LOCK_TIMEOUT`; `evaluate` writes `--json` only
 after the store has the result. `--push-to-hub` uploads only a dataset whose data card states a
 license that allows redistribution (or with `--i-have-permission-to-redistribute`, their

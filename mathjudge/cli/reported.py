@@ -22,7 +22,7 @@ def reported_import(source_dir: Path | None, store: Path) -> None:
     reported/ folder: --source-dir is a mirror root or that folder itself."""
     from mathjudge import registry
     from mathjudge.dataio import mirror
-    from mathjudge.publish.reported import import_reported
+    from mathjudge.document.reported import import_reported
 
     known = mirror.known_folders(registry.dataset_names())
     source = mirror.reported(source_dir, known, option="--source-dir")

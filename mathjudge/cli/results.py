@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from mathjudge.base.display import neutral_lines
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.cli.options import STORE
-from mathjudge.display import neutral_lines
-from mathjudge.errors import MathJudgeError
 
 
 @click.group()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from mathjudge.base.progress import progress_bar
 from mathjudge.cli.options import (
     BENCH,
     BOOTSTRAP,
@@ -20,7 +21,6 @@ from mathjudge.cli.options import (
     scorer_options,
 )
 from mathjudge.cli.startup import skip_pandas_probe
-from mathjudge.progress import progress_bar
 from mathjudge.spec.scorer import FIELDWISE_REDUCERS
 
 
@@ -138,7 +138,7 @@ def evaluate(
     partial = " (PARTIAL)" if result.partial else ""
     click.echo(
         f"coverage {result.coverage:.1%}{partial}; dataset version {result.dataset_version}; "
-        f"saved as submission {result.submission_id} in {store}"
+        f"saved as submission {result.id} in {store}"
     )
 
 

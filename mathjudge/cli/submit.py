@@ -54,7 +54,7 @@ def submit(
 ) -> None:
     """Validate predictions, meta and details, then write submissions/BENCH/SLUG/ into a
     leaderboard repository (a changed submission becomes its next version)."""
-    from mathjudge.submissions.submit import submit as write
+    from mathjudge.repo.submit import submit as write
 
     done = write(
         benchmark,

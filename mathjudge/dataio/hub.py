@@ -20,14 +20,15 @@ from typing import Any
 import httpx2
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from mathjudge import __version__, sidefiles
-from mathjudge.atomic import atomic_dir
-from mathjudge.config import cache_dir, doc_url
+from mathjudge import __version__
+from mathjudge.base import sidefiles
+from mathjudge.base.atomic import atomic_dir
+from mathjudge.base.config import cache_dir, doc_url
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cardcheck import check_card
 from mathjudge.dataio.cards import citation, for_repo
 from mathjudge.dataio.redistribution import card_license, refusal
 from mathjudge.dataio.sources import sha256_file
-from mathjudge.errors import MathJudgeError
 
 
 @dataclass(frozen=True)

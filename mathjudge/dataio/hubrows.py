@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 
 
 def load_rows(

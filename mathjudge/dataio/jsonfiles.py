@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mathjudge import safejson, sidefiles
-from mathjudge.errors import MathJudgeError
+from mathjudge.base import safejson, sidefiles
+from mathjudge.base.errors import MathJudgeError
 
 
 def read_json(path: Path) -> Any:

@@ -1,6 +1,6 @@
 """What a source folder given on the command line means: one rule for every command.
 
-`--source-dir DIR` (and `leaderboard sync --reported DIR`) is either a *mirror root*, a folder
+`--source-dir DIR` (and `repo sync --reported DIR`) is either a *mirror root*, a folder
 with one folder per benchmark laid out like the shared data (`DIR/stepmathbench/`,
 `DIR/mr-math/`, `DIR/reported/`, ...), or that one benchmark's *own folder*. DIR is a root when
 it holds the benchmark's folder; it is a root missing that folder when it holds another
@@ -15,9 +15,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mathjudge.config import MIRROR_ENV, mirror_root
+from mathjudge.base.config import MIRROR_ENV, mirror_root
+from mathjudge.base.errors import MathJudgeError, SourceUnavailable
 from mathjudge.dataio.pins import load_pins
-from mathjudge.errors import MathJudgeError, SourceUnavailable
 
 REPORTED = "reported"  # the papers' result tables, beside the benchmarks in a mirror
 

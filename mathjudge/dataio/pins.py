@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.sources import Source, SourceFile
-from mathjudge.errors import MathJudgeError
 
 PINS_FILE = "source.yaml"
 KINDS = ("github", "huggingface", "package")

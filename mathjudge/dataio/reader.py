@@ -8,8 +8,8 @@ from typing import Any
 
 import duckdb
 
-from mathjudge import sidefiles
-from mathjudge.errors import MathJudgeError
+from mathjudge.base import sidefiles
+from mathjudge.base.errors import MathJudgeError
 
 
 @dataclass(frozen=True)

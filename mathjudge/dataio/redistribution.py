@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from mathjudge import sidefiles
-from mathjudge.errors import MathJudgeError
+from mathjudge.base import sidefiles
+from mathjudge.base.errors import MathJudgeError
 
 PERMISSION_FLAG = "--i-have-permission-to-redistribute"
 # Hugging Face license ids whose terms allow passing copies on (some only non-commercially).

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge import sidefiles
-from mathjudge.atomic import atomic_path
-from mathjudge.config import doc_url
+from mathjudge.base import sidefiles
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.config import doc_url
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.pins import SEMVER, load_pins
 from mathjudge.dataio.writer import Build, Table, canonical_row, content_hash, render_card
-from mathjudge.errors import MathJudgeError
 
 RELEASES_FILE = "releases.json"
 RULE = "docs/versioning.md"

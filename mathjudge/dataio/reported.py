@@ -1,7 +1,7 @@
 """Reading result tables transcribed from papers (the shared `reported/` folder, CSV).
 
-Each benchmark's `reported.py` turns its paper's tables into `EvaluationResult`s with these
-helpers; `publish.reported` merges them and imports them into the store. Every imported row
+Each benchmark's `reported.py` turns its paper's tables into `Evaluation`s with these
+helpers; `document.reported` merges them and imports them into the store. Every imported row
 can never be mistaken for a reproduced result:
 - `source` is "reported", with a citation (paper title, arXiv id, table);
 - the judge is the paper's label ("o3 (Ref+MS)"); the setting (context, prompt, backbone...)
@@ -10,7 +10,7 @@ can never be mistaken for a reproduced result:
   so no build of ours applies;
 - values are converted to the store's natural units (fractions, score points); CIs only where
   the paper prints them; no bootstrap and no item predictions.
-`submission_sha256` hashes the CSV file and the row index and `created` is fixed per paper, so
+`sha256` hashes the CSV file and the row index and `created` is fixed per paper, so
 importing the same files again replaces the same submissions.
 """
 
@@ -25,11 +25,12 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from mathjudge import __version__, sidefiles
-from mathjudge.display import MAX_JUDGE_NAME, meta_problem, text_problem
-from mathjudge.errors import MathJudgeError, Problem
+from mathjudge import __version__
+from mathjudge.base import sidefiles
+from mathjudge.base.display import MAX_JUDGE_NAME, meta_problem, text_problem
+from mathjudge.base.errors import MathJudgeError, Problem
 from mathjudge.spec.benchmark import Paper
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 
 SOURCE = "reported"
 
@@ -167,7 +168,7 @@ def result(
     n_items: int | None = None,
     runs: int = 1,
     runs_agg: str = "mean",
-) -> EvaluationResult:
+) -> Evaluation:
     """One reported result: `n_expected` is the number of items the paper scored."""
     if not scores:
         raise rows[0].error(None, "the row gives no values")
@@ -183,12 +184,12 @@ def result(
         origins = ", ".join(r.origin for r in rows)
         raise MathJudgeError(f"{origins}: the same score given twice for {judge!r}")
     n = n_expected if n_items is None else n_items
-    return EvaluationResult(
+    return Evaluation(
         benchmark=benchmark,
         dataset_version=SOURCE,
         content_hash=SOURCE,
         judge=judge,
-        submission_sha256=rows[0].sha256,
+        sha256=rows[0].sha256,
         n_items=n,
         n_expected=n_expected,
         coverage=n / n_expected,

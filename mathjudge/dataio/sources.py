@@ -13,9 +13,9 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from mathjudge import __version__
-from mathjudge.atomic import atomic_path
-from mathjudge.config import cache_dir, mirror_root
-from mathjudge.errors import MathJudgeError, SourceUnavailable
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.config import cache_dir, mirror_root
+from mathjudge.base.errors import MathJudgeError, SourceUnavailable
 
 USER_AGENT = f"mathjudge/{__version__} (+dataset builder)"
 DOWNLOAD_TIMEOUT_S = 60

@@ -23,7 +23,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
 from mathjudge import __version__
-from mathjudge.atomic import atomic_dir
+from mathjudge.base.atomic import atomic_dir
 from mathjudge.dataio.cards import (
     arxiv_ids,
     citation,

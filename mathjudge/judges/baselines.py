@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.catalog import make
 from mathjudge.judges.runner import run_judge
 from mathjudge.spec.benchmark import Baseline, BaselineContext, BenchmarkSpec
@@ -19,13 +19,6 @@ Rows = Iterable[Mapping[str, Any]]
 
 
 def run_baseline(
-    spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
-) -> list[dict[str, Any]]:
-    """The baseline's predictions for `rows` of `spec`'s items config."""
-    return run_baseline_outputs(spec, baseline, rows, source_dir)[0]
-
-
-def run_baseline_outputs(
     spec: BenchmarkSpec, baseline: Baseline, rows: Rows, source_dir: Path | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(predictions, details): a reference judge also gives its own account of each item (as

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.answer_equivalence import AnswerEquivalence
 from mathjudge.judges.base import Judge
 from mathjudge.judges.cbu import Cbu

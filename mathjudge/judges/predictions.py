@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mathjudge.atomic import atomic_path
+from mathjudge.base.atomic import atomic_path
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, JudgeBase, or_none, user
 from mathjudge.judges.parsing import score_parser
 from mathjudge.prompts import load_prompt

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import __version__, registry
-from mathjudge.atomic import atomic_path
+from mathjudge.base.atomic import atomic_path
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, Judge, JudgeFailure, prompt_hashes
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.llm import LlmClient, LlmStats, Progress

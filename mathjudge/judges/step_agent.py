@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from mathjudge.benchmarks.stepmathbench.build import eq1_score
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.stepmathbench.eq1 import eq1_score
 from mathjudge.judges.base import Ask, Fields, JudgeBase, or_none, user
 from mathjudge.llm import AnswerError, final_field
 from mathjudge.prompts import load_prompt

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mathjudge.atomic import atomic_path
+from mathjudge.base.atomic import atomic_path
 from mathjudge.llm.usage import Usage
 
 # Bumped whenever the key's payload changes meaning, so old entries are never misread.

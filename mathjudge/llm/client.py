@@ -25,7 +25,7 @@ import litellm
 import openai
 from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.llm.answers import AnswerError
 from mathjudge.llm.cache import CachedAnswer, ResponseCache, cache_key
 from mathjudge.llm.retry import RetryPolicy, describe, retrying

@@ -28,9 +28,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathjudge import registry
-from mathjudge.config import check_bootstrap
+from mathjudge.base.config import check_bootstrap
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
-from mathjudge.errors import MathJudgeError
 from mathjudge.scoring.engine import (
     ClusterStats,
     cluster_statistics,

@@ -22,7 +22,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.scoring import spread
 from mathjudge.scoring.bootstrap import Interval, percentile_interval, replicate_sums
 from mathjudge.scoring.runs import aggregate_sql

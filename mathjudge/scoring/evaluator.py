@@ -11,16 +11,17 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import __version__, registry, sidefiles, store
-from mathjudge.atomic import atomic_path, json_text
-from mathjudge.config import check_bootstrap
+from mathjudge import __version__, registry, store
+from mathjudge.base import sidefiles
+from mathjudge.base.atomic import atomic_path, json_text
+from mathjudge.base.config import check_bootstrap
+from mathjudge.base.display import check_judge_name, check_meta
+from mathjudge.base.errors import MathJudgeError, UsageError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
-from mathjudge.display import check_judge_name, check_meta
-from mathjudge.errors import MathJudgeError, UsageError
 from mathjudge.scoring.engine import resolve_options, score
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.request import EvaluationRequest
-from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
+from mathjudge.spec.results import DatasetSnapshot, Evaluation
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store.lock import check_store_path, lock_timeout
 from mathjudge.validate.submission import Submission, load_submission
@@ -84,10 +85,10 @@ def read_meta(path: Path | None) -> dict[str, Any]:
 
 def evaluate_file(
     benchmark: str, path: Path, judge: str, *, datasets_dir: Path, **settings: Any
-) -> EvaluationResult:
+) -> Evaluation:
     """`evaluate` of the predictions file `path`; `settings` are the request's other fields
     (`allow_partial`, `n_boot`, `meta`, ...) and `on_progress`. For tests, scripts and
-    `leaderboard sync`, which score files."""
+    `repo sync`, which score files."""
     on_progress = settings.pop("on_progress", None)
     request = EvaluationRequest(benchmark, path, judge, datasets=datasets_dir, **settings)
     return evaluate(request, on_progress=on_progress)
@@ -95,7 +96,7 @@ def evaluate_file(
 
 def evaluate(
     request: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
-) -> EvaluationResult:
+) -> Evaluation:
     """Validate the request's predictions completely, then score them; with `request.store`
     the result is saved there (a submission, shown on the leaderboard), with
     `request.json_out` also written as JSON. Raises `MathJudgeError` on bad input, before
@@ -139,12 +140,12 @@ def evaluate(
         on_progress=on_progress,
     )
     bootstrap = {"B": request.n_boot, "seed": seed, "unit": scorer.cluster, "ci": "percentile 95%"}
-    result = EvaluationResult(
+    result = Evaluation(
         benchmark=spec.name,
         dataset_version=dataset.version,
         content_hash=dataset.content_hash,
         judge=judge,
-        submission_sha256=submission.sha256,
+        sha256=submission.sha256,
         n_items=submission.n_items,
         n_expected=submission.n_expected,
         coverage=submission.coverage,
@@ -165,7 +166,7 @@ def evaluate(
     return result
 
 
-def _keep(result: EvaluationResult, into: Path | None, json_out: Path | None) -> None:
+def _keep(result: Evaluation, into: Path | None, json_out: Path | None) -> None:
     """Save `result` into the store and as JSON, both or neither: the JSON is written beside
     its target first, then the store is saved, then the JSON renamed into place (a rename
     needs no space). A full disk at either write leaves the store as it was and no JSON

@@ -14,7 +14,7 @@ each (scope, subset) the result is the difference d = A - B with
   as an upper bound, p < 2/B, never as 0.
 
 `scoring.compare` resolves the two judges (store or file); rank intervals and tie groups
-(`publish.ranks`) use the same test.
+(`document.ranks`) use the same test.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The leaderboard document: everything the site shows, as typed models.
 
-`publish.document` assembles it from the results store (scores, ranks, each benchmark's
+`document.publish` assembles it from the results store (scores, ranks, each benchmark's
 presentation facts from its spec) and stores it; the leaderboard renders it and never looks a
 benchmark up. `LeaderboardDocument.model_json_schema()` is the published schema of
 `leaderboard.json`.
@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+from pydantic.dataclasses import dataclass
 
 from mathjudge.spec.presentation import BenchmarkPresentation
+from mathjudge.spec.results import Submission
 
-SCHEMA_VERSION: Literal[4] = 4
+SCHEMA_VERSION: Literal[5] = 5
 DOCUMENT = "leaderboard"  # the name the published document is stored under
 
 
@@ -22,18 +24,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ScoreRow(_Model):
-    scope: str
-    subset: str
-    metric: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
-
-
 class ModelRef(_Model):
-    """The model behind a judge (the curated alias table, `publish/aliases.yaml`).
+    """The model behind a judge (the curated alias table: `document/models.yaml`
+    and each benchmark's `aliases.yaml`).
 
     `pipeline` names the agent or pipeline the judge is, where it is one built on the model
     ("StepMathAgent", "Arena-Hard judge prompt"): such a result belongs to the pipeline running
@@ -49,8 +42,11 @@ Provenance = Literal["submitted", "published_outputs", "paper"]
 Verdict = Literal["exact", "within_ci", "outside_ci", "no_ci"]
 
 
-class Submission(_Model):
-    """The latest submission of one judge for one benchmark, with every score.
+@dataclass(frozen=True, kw_only=True, config=ConfigDict(extra="forbid"))
+class BoardSubmission(Submission):
+    """The latest submission of one judge for one benchmark as the board shows it: the record
+    (`spec.results.Submission`) with what the site adds. Its `meta` is a bounded summary
+    (`display.summary`); the whole meta is the file `meta_file` names.
 
     `kind` is the submission meta's judge kind (llm_judge, reward_model,
     process_reward_model, rule, baseline; None where the meta gives none). `provenance` says
@@ -58,28 +54,9 @@ class Submission(_Model):
     "reported"; no predictions), "published_outputs" for predictions converted from raw outputs
     the authors published (the meta's `converted_from` names them), "submitted" otherwise."""
 
-    id: str
-    dataset_version: str
-    content_hash: str
-    judge: str
-    meta: dict[str, str]  # a bounded summary (`display.summary`); the whole meta: `meta_file`
     meta_file: str | None = None  # under the site's data/ folder
     # Added by the site's export: the predictions as scored, one JSON line per item (gzip).
     predictions_file: str | None = None
-    sha256: str
-    created: str  # ISO 8601, UTC
-    partial: bool
-    coverage: float
-    n_items: int
-    runs: int
-    runs_agg: str
-    fields: list[str]
-    bootstrap: dict[str, Any]
-    source: Literal["reproduced", "reported"] | str
-    citation: str | None
-    mathjudge_version: str
-    extras: dict[str, list[dict[str, Any]]]
-    scores: list[ScoreRow]
     # Scored on the small example a benchmark ships (the dataset's manifest says so).
     example: bool = False
     model: ModelRef | None = None
@@ -190,7 +167,7 @@ class ItemData(_Model):
 class BenchmarkDocument(_Model):
     name: str
     presentation: BenchmarkPresentation
-    submissions: list[Submission]
+    submissions: list[BoardSubmission]
     ranks: Ranks
     comparisons: list[Comparison] = []
     # What a reader must know about the data: the spec's notes (e.g. which split this is), then
@@ -239,7 +216,7 @@ class GeneratedFrom(_Model):
 
 
 class LeaderboardDocument(_Model):
-    schema_version: Literal[4] = SCHEMA_VERSION
+    schema_version: Literal[5] = SCHEMA_VERSION
     generated_from: GeneratedFrom
     benchmarks: list[BenchmarkDocument]  # those with results
     datasets: list[DatasetDocument]

@@ -139,16 +139,6 @@ class BenchmarkPresentation:
         keys = ["overall", *(s.key for s in self.scopes)]
         return (keys.index(key), "") if key in keys else (len(keys), key)
 
-    def metric_keys(self, fields: tuple[str, ...] | None = None) -> list[str]:
-        """Every declared metric, in declaration order; with `fields`, only those the given
-        prediction fields produce."""
-        return [
-            m.key
-            for g in self.groups
-            for m in g.metrics
-            if fields is None or m.field is None or m.field in fields
-        ]
-
 
 def generic_presentation(name: str) -> BenchmarkPresentation:
     """For a stored benchmark this installation does not know: every metric shown unscaled."""

@@ -54,6 +54,6 @@ class EvaluationRequest:
     options: Mapping[str, str] = field(default_factory=dict)
     store: Path | None = None
     json_out: Path | None = None
-    # A file's bytes when the caller has read (and hashed) them already (`leaderboard sync`):
+    # A file's bytes when the caller has read (and hashed) them already (`repo sync`):
     # what is validated, scored and hashed, whatever the file holds by then.
     content: bytes | None = None

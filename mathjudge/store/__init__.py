@@ -19,8 +19,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mathjudge.errors import MathJudgeError
-from mathjudge.spec.results import DatasetSnapshot, EvaluationResult
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.spec.results import DatasetSnapshot, Evaluation
 from mathjudge.store.lock import open_store, store_problem
 
 
@@ -73,19 +73,19 @@ def _close(con: duckdb.DuckDBPyConnection, path: Path, created: bool) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def save(path: Path, result: EvaluationResult) -> str:
+def save(path: Path, result: Evaluation) -> str:
     """Insert or replace `result`; returns its submission id."""
     return save_many(path, [result])[0]
 
 
-def save_many(path: Path, results: list[EvaluationResult]) -> list[str]:
+def save_many(path: Path, results: list[Evaluation]) -> list[str]:
     """Insert or replace every result in one transaction: all of them land, or none."""
     with transaction(path) as con:
         return [_insert(con, result) for result in results]
 
 
-def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
-    sid = result.submission_id
+def _insert(con: duckdb.DuckDBPyConnection, result: Evaluation) -> str:
+    sid = result.id
     created = datetime.fromisoformat(result.created).astimezone(UTC).replace(tzinfo=None)
     _delete(con, [sid])
     con.execute(
@@ -100,7 +100,7 @@ def _insert(con: duckdb.DuckDBPyConnection, result: EvaluationResult) -> str:
             result.content_hash,
             result.judge,
             json.dumps(result.meta),
-            result.submission_sha256,
+            result.sha256,
             created,
             result.partial,
             result.coverage,
@@ -182,14 +182,9 @@ def write_document(path: Path, name: str, document: str) -> None:
         )
 
 
-def save_details(path: Path, submission_id: str, rows: list[dict[str, Any]]) -> None:
+def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str, Any]]) -> None:
     """Replace the details of a stored submission: rows of `item_id`, optional `run` and the
     judge's own fields (checked and bounded by the caller)."""
-    with transaction(path) as con:
-        _save_details(con, submission_id, rows)
-
-
-def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str, Any]]) -> None:
     table = pa.table(
         {
             "submission_id": pa.array([sid] * len(rows), pa.string()),
@@ -213,9 +208,9 @@ def _save_details(con: duckdb.DuckDBPyConnection, sid: str, rows: list[dict[str,
 
 
 def save_synced(
-    path: Path, folder: str, key: str, result: EvaluationResult, details: list[dict[str, Any]]
+    path: Path, folder: str, key: str, result: Evaluation, details: list[dict[str, Any]]
 ) -> str:
-    """Store the result of one repository folder (`leaderboard sync`) with its details, and
+    """Store the result of one repository folder (`repo sync`) with its details, and
     remember the folder's key, in one transaction: a sync killed after it keeps this folder,
     and one killed before it loses nothing of it. Returns the submission id."""
     with transaction(path) as con:

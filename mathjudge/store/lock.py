@@ -2,7 +2,7 @@
 
 DuckDB lets one process write a database file, or any number read it, and refuses a connection
 that would conflict ("Could not set lock on file") at once. Two `evaluate`s, or an `evaluate`
-and a `leaderboard build`, started together would then lose a result that took minutes to
+and a `site build`, started together would then lose a result that took minutes to
 compute. Every opening of the store here waits for the lock instead, retrying with backoff up
 to a bounded time ($MATHJUDGE_STORE_LOCK_TIMEOUT seconds, default 60), and then fails with a
 message naming the store. Any other failure (a file that is not a DuckDB database) is a
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import duckdb
 
-from mathjudge.config import env_number
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.config import env_number
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 from mathjudge.store import schema
 
 LOCK_TIMEOUT_ENV = "MATHJUDGE_STORE_LOCK_TIMEOUT"

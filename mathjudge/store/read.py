@@ -1,6 +1,6 @@
 """Read access to the results store, the one place that knows its tables; what it returns is
-typed (`StoredSubmission`, `StoredScore`, `StoredRef`, `StoredDataset`), decoded from the JSON
-columns once here.
+typed (the records of `spec.results`: `Submission` with its `Score`s; `StoredRef`, `StoredEntry`;
+datasets as the document's `DatasetDocument`), decoded from the JSON columns once here.
 
 "Latest submission" is defined here once: per (benchmark, source, judge) the submission saved
 last (ties broken by id), which is what the site shows, ranks and compares.
@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.spec.document import DatasetDocument
+from mathjudge.spec.results import Score, Submission
 from mathjudge.store.lock import open_store, read_snapshot
 
 if TYPE_CHECKING:
@@ -27,44 +29,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class StoredScore:
-    scope: str
-    subset: str
-    metric: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
-
-
-@dataclass(frozen=True)
-class StoredSubmission:
-    """A submission as stored, with its scores; meta, bootstrap and extras decoded."""
-
-    id: str
-    benchmark: str
-    dataset_version: str
-    content_hash: str
-    judge: str
-    meta: dict[str, Any]
-    sha256: str
-    created: str  # ISO 8601, UTC
-    partial: bool
-    coverage: float
-    n_items: int
-    runs: int
-    runs_agg: str
-    fields: list[str]
-    bootstrap: dict[str, Any]
-    source: str
-    citation: str | None
-    mathjudge_version: str
-    # Benchmark-specific tables (e.g. ProofBench's confusion matrix) for plots.
-    extras: dict[str, list[dict[str, Any]]]
-    scores: list[StoredScore]
 
 
 @dataclass(frozen=True)
@@ -88,15 +52,6 @@ class StoredEntry:
     judge: str
     created: str  # ISO 8601, UTC
     scores: int
-
-
-@dataclass(frozen=True)
-class StoredDataset:
-    name: str
-    version: str
-    content_hash: str
-    card: str
-    manifest: dict[str, Any]
 
 
 LATEST = """
@@ -164,25 +119,25 @@ def iso(epoch_us: int) -> str:
     return (EPOCH + timedelta(microseconds=epoch_us)).isoformat()
 
 
-def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[StoredSubmission]:
+def latest_submissions(con: duckdb.DuckDBPyConnection) -> list[Submission]:
     """Every benchmark's latest submission per judge, with its scores; ordered by benchmark,
     judge and source (a paper's row before our reproduction under the same name), so the
     document does not depend on the order the store was filled in."""
-    scores: dict[str, list[StoredScore]] = {}
+    scores: dict[str, list[Score]] = {}
     for sid, *score in con.execute(_SCORES).fetchall():
-        scores.setdefault(sid, []).append(StoredScore(*score))
+        scores.setdefault(sid, []).append(Score(*score))
     out = []
     for row in _records(con.execute(_SUBMISSIONS)):
         out.append(
-            StoredSubmission(
+            Submission(
                 **{
                     **row,
                     "meta": json.loads(row["meta"]) if row["meta"] else {},
                     "bootstrap": json.loads(row["bootstrap"]),
                     "extras": json.loads(row["extras"]) if row["extras"] else {},
                     "created": iso(row["created"]),
-                    "fields": list(row["fields"]),
-                    "scores": scores.get(row["id"], []),
+                    "fields": tuple(row["fields"]),
+                    "scores": tuple(scores.get(row["id"], ())),
                 }
             )
         )
@@ -252,18 +207,6 @@ def load_predictions(
     return out
 
 
-def field_predictions(
-    con: duckdb.DuckDBPyConnection, sids: list[str], field: str
-) -> list[tuple[str, str, float | None]]:
-    """(submission id, item id, value) of one prediction field for these submissions."""
-    return con.execute(
-        """SELECT submission_id, item_id, value FROM item_predictions
-           WHERE submission_id IN (SELECT unnest(?)) AND field = ?
-           ORDER BY submission_id, item_id""",
-        [sids, field],
-    ).fetchall()
-
-
 def predictions_table(con: duckdb.DuckDBPyConnection, sids: list[str]) -> pa.Table:
     """Every stored prediction of these submissions as an Arrow table (submission_id, item_id,
     field, value), ordered by submission, item and field."""
@@ -301,7 +244,7 @@ def item_details(
 
 
 def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
-    """Repository folder -> (key, submission id) of what `leaderboard sync` stored."""
+    """Repository folder -> (key, submission id) of what `repo sync` stored."""
     if not _has(con, "repository"):
         return {}
     rows = con.execute("SELECT path, key, submission_id FROM repository").fetchall()
@@ -331,12 +274,12 @@ def dataset_items(
         return None
     import pyarrow.parquet as pq
 
-    from mathjudge.arrowbytes import arrow_input
+    from mathjudge.base.arrowbytes import arrow_input
 
     return pq.read_table(arrow_input(row[0]))
 
 
-def datasets(con: duckdb.DuckDBPyConnection) -> list[StoredDataset]:
+def datasets(con: duckdb.DuckDBPyConnection) -> list[DatasetDocument]:
     """Name, version, content hash, card and manifest of every dataset scored, one per
     (name, content hash), by name."""
     if not _has(con, "datasets"):
@@ -345,7 +288,10 @@ def datasets(con: duckdb.DuckDBPyConnection) -> list[StoredDataset]:
         """SELECT DISTINCT name, version, content_hash, card, CAST(manifest AS VARCHAR)
            FROM datasets ORDER BY name, version, content_hash"""
     ).fetchall()
-    return [StoredDataset(n, v, h, c, json.loads(m)) for n, v, h, c, m in rows]
+    return [
+        DatasetDocument(name=n, version=v, content_hash=h, card=c, manifest=json.loads(m))
+        for n, v, h, c, m in rows
+    ]
 
 
 def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:

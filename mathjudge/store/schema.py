@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from mathjudge.errors import MathJudgeError
-from mathjudge.escaping import printable
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
 
 SCHEMA_VERSION = 3
 SCHEMA = """
@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS item_details (
     run INTEGER,
     details JSON NOT NULL
 );
--- Submissions that `leaderboard sync` evaluated from a leaderboard repository: the folder
+-- Submissions that `repo sync` evaluated from a leaderboard repository: the folder
 -- (<benchmark>/<slug>), the hash of its files and of the dataset it was scored on, and the
 -- stored submission, so an unchanged folder is never evaluated again.
 CREATE TABLE IF NOT EXISTS repository (
@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS repository (
     key VARCHAR NOT NULL,
     submission_id VARCHAR NOT NULL
 );
--- The leaderboard document last published from this store (`publish.document`).
+-- The leaderboard document last published from this store (`document.publish`).
 CREATE TABLE IF NOT EXISTS documents (
     name VARCHAR PRIMARY KEY,
     created TIMESTAMP NOT NULL,

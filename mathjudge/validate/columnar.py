@@ -21,7 +21,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from mathjudge.arrowbytes import arrow_input
+from mathjudge.base.arrowbytes import arrow_input
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 from mathjudge.validate import precheck
 

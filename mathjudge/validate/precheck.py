@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mathjudge.safejson import max_depth
+from mathjudge.base.safejson import max_depth
 
 CHUNK = 8 << 20
 BOM = b"\xef\xbb\xbf"

@@ -18,9 +18,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mathjudge import safejson
-from mathjudge.arrowbytes import arrow_input
-from mathjudge.errors import Problem
+from mathjudge.base import safejson
+from mathjudge.base.arrowbytes import arrow_input
+from mathjudge.base.errors import Problem
 from mathjudge.validate import precheck
 
 MAX_LINE_BYTES = 16 << 20

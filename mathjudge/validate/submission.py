@@ -28,8 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import ValidationError
 
-from mathjudge.config import env_number
-from mathjudge.errors import Problem, ValidationFailed
+from mathjudge.base.config import env_number
+from mathjudge.base.errors import Problem, ValidationFailed
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.request import PredictionRows, Predictions
 from mathjudge.validate import columnar, records

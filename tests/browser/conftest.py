@@ -22,17 +22,17 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from mathjudge import registry
 from mathjudge import store as results_store
+from mathjudge.api import publish_site
 from mathjudge.benchmarks.judgebench import build as judgebench
 from mathjudge.benchmarks.judgebench.outputs import import_outputs
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
+from mathjudge.document.reported import import_reported
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl as write_predictions
-from mathjudge.publish.reported import import_reported
 from mathjudge.scoring.evaluator import evaluate_file
-from mathjudge.site import publish_and_render
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -121,9 +121,11 @@ def _judgebench(tmp: Path, mirror: Path, datasets: Path, store: Path, built: Sit
                 "converted_from": judge.meta["source"]["repository"]}  # fmt: skip
         result = evaluate_file("judgebench", path, judge.judge, datasets_dir=datasets, n_boot=B,
                                meta=meta)  # fmt: skip
-        sid = results_store.save(store, result)
-        if judge.details:
-            results_store.save_details(store, sid, judge.details)
+        if not judge.details:
+            results_store.save(store, result)
+        else:  # stored as `repo sync` stores a folder with a details file
+            results_store.save_synced(store, f"submissions/judgebench/{judge.slug}", "key", result,
+                                      judge.details)  # fmt: skip
             built.reasoning = {
                 d["item_id"]: {k: v for k, v in d.items() if k != "item_id"} for d in judge.details
             }
@@ -144,12 +146,13 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
             "stepmathbench", path, judge, datasets_dir=datasets, n_boot=B,
             allow_partial=len(rows) < 1000, meta=meta,
         )  # fmt: skip
-        sid = results_store.save(store, result)
         if judge == "close judge":  # a judge with a details file: its rationale per item
-            results_store.save_details(store, sid, [
+            results_store.save_synced(store, "submissions/stepmathbench/close", "key", result, [
                 {"item_id": r["item_id"], "rationale": f"step 2 of {r['item_id']} is wrong; {SCRIPT_JUDGE}"}
                 for r in rows[:20]
             ])  # fmt: skip
+        else:
+            results_store.save(store, result)
         gold = {r["uid"]: r for r in stepmath_rows}
         built.disagreements[judge] = sum(
             r.get("score", gold[r["item_id"]]["gold_score"]) != gold[r["item_id"]]["gold_score"]
@@ -161,7 +164,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
     for baseline in opc_spec.baselines:
         items = pq.read_table(open_dataset("opc", datasets).parquet("judgments")).to_pylist()
         path = tmp / f"{baseline.key}.jsonl"
-        write_predictions(path, run_baseline(opc_spec, baseline, iter(items), mirror))
+        write_predictions(path, run_baseline(opc_spec, baseline, iter(items), mirror)[0])
         result = evaluate_file(
             "opc", path, baseline.judge_name, datasets_dir=datasets, n_boot=B,
             allow_partial=baseline.partial,
@@ -169,7 +172,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
         results_store.save(store, result)
     _judgebench(tmp, mirror, datasets, store, built)
     import_reported(mirror / "reported", store)
-    publish_and_render(store, built.root, local_texts=True)  # JudgeBench's texts stay here
+    publish_site(store, built.root, local_texts=True)  # JudgeBench's texts stay here
     return built
 
 

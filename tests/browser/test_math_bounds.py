@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from conftest import REPO
 
 CHROMIUM = Path("/usr/bin/chromium")
-ASSETS = REPO / "mathjudge" / "leaderboard" / "assets"
+ASSETS = REPO / "mathjudge" / "site" / "assets"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 LOAD_MS = 60_000  # a page that takes longer hangs (it took 70 s before the bounds)
 GOOD = r"$\frac{a}{b} + \sqrt{2}$"

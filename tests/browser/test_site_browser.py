@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from playwright.sync_api import Browser, Page
 
 from browser.conftest import FORMULA_JUDGE, IMG_JUDGE, O1, SCRIPT_JUDGE, Site, Watched, shots_dir
-from mathjudge.leaderboard.views import judge_page
+from mathjudge.site.views import judge_page
 
 PHONE = {"width": 390, "height": 844}
 

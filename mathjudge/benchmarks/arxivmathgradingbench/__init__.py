@@ -58,4 +58,5 @@ SPEC = BenchmarkSpec(
         ),
     ),
     pdfs=".pdfs:write_with_pdfs",
+    command=".cli:arxiv",
 )

@@ -19,13 +19,13 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_locations, split_locations
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import read_jsonl
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "arxivmathgradingbench"
 PINS = load_pins(NAME)  # source.yaml: the version and the upstream file

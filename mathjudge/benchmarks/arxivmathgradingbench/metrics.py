@@ -40,6 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
+from mathjudge.base.config import cache_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.arxivmathgradingbench.locations import (
     Location,
     parse_location,
@@ -54,8 +56,6 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     StrictMatcher,
 )
 from mathjudge.benchmarks.stats import f1, ratio
-from mathjudge.config import cache_dir
-from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer
 

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import __version__
-from mathjudge.atomic import atomic_dir, atomic_path
+from mathjudge.base.atomic import atomic_dir, atomic_path
+from mathjudge.base.config import cache_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.arxivmathgradingbench.build import CONFIG, is_permissive
-from mathjudge.config import cache_dir
 from mathjudge.dataio.sources import sha256_file
 from mathjudge.dataio.writer import Build, write_dataset
-from mathjudge.errors import MathJudgeError
 
 ARXIV_PDF_URL = "https://arxiv.org/pdf"
 DEFAULT_DELAY_S = 3.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathjudge.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec, Judging, Paper
 from mathjudge.spec.cases import Case, Question, Target
 from mathjudge.spec.presentation import MetricGroup, MetricSpec, PlotSpec, ScopeSpec

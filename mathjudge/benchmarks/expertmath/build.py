@@ -16,13 +16,13 @@ from pathlib import Path
 import datasets
 from datasets import Value
 
+from mathjudge.base.config import doc_url, mirror_root
+from mathjudge.base.errors import SourceUnavailable
 from mathjudge.benchmarks.expertmath.package import PACKAGE_FILE, Package, read_package
-from mathjudge.config import doc_url, mirror_root
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import SourceUnavailable
 
 NAME = "expertmath"
 VERSION = load_pins(NAME).version  # source.yaml: the layout version

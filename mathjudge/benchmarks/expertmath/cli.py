@@ -50,8 +50,8 @@ def expertmath_from_realmath(
 ) -> None:
     """Draft a problem package from RealMath theorems (REALMATH: realmath_processed.json):
     generated questions and variants kept where the solver models agree on the answer."""
+    from mathjudge.base.config import cache_dir
     from mathjudge.benchmarks.expertmath.realmath import generate_package
-    from mathjudge.config import cache_dir
 
     report = generate_package(
         realmath,

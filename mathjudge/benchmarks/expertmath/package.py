@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from mathjudge import safeyaml, sidefiles
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
+from mathjudge.base import safeyaml, sidefiles
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 HUMAN = "human"

@@ -30,9 +30,9 @@ from typing import Any, Unpack
 import yaml
 
 from mathjudge.answers.normalised import answers_match
-from mathjudge.atomic import atomic_dir
+from mathjudge.base.atomic import atomic_dir
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.jsonfiles import read_json
-from mathjudge.errors import MathJudgeError
 from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, final_field
 from mathjudge.llm.params import DETERMINISTIC
 from mathjudge.prompts import load_prompt

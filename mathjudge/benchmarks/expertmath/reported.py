@@ -7,12 +7,12 @@ from typing import Any
 
 from mathjudge.benchmarks.expertmath import SPEC
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 N_ITEMS = 1920  # 192 problems (70 originals, 122 variants) x 10 candidates
 
 
-def _result(*args: Any, **kwargs: Any) -> EvaluationResult:
+def _result(*args: Any, **kwargs: Any) -> Evaluation:
     assert SPEC.paper is not None
     return result(SPEC.name, SPEC.paper, N_ITEMS, *args, **kwargs)
 
@@ -27,7 +27,7 @@ EM_METHODS = {
 }
 
 
-def _expertmath(folder: Path) -> list[EvaluationResult]:
+def _expertmath(folder: Path) -> list[Evaluation]:
     """Table 2's ranking metrics on ExpertMath, one judge per (method, backbone), e.g.
     "CBU (GPT-OSS-120B)". The file's other rows (logistic-regression gains, Figure 5 shares,
     prompt correlations, Daft-Math) are not scores of our metrics and are skipped."""
@@ -58,5 +58,5 @@ def _expertmath(folder: Path) -> list[EvaluationResult]:
     return out
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     return _expertmath(folder)

@@ -21,13 +21,13 @@ from typing import Any
 import datasets
 from datasets import Sequence, Value
 
-from mathjudge.config import mirror_root
+from mathjudge.base.config import mirror_root
+from mathjudge.base.errors import MathJudgeError, Problem, SourceUnavailable, ValidationFailed
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl, read_json
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, sha256_file
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError, Problem, SourceUnavailable, ValidationFailed
 
 NAME = "hard2verify"
 PINS = load_pins(NAME)  # source.yaml: the version and the (never downloaded) Hub repo

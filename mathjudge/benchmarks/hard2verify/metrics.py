@@ -25,8 +25,8 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stats import ratio
-from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer
 

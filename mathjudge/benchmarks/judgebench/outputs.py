@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.benchmarks.judgebench import build
 from mathjudge.benchmarks.judgebench.metrics import score_decisions
 from mathjudge.benchmarks.published import Converted, github_files
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.sources import resolve
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 FLIP = {"A>B": "B>A", "B>A": "A>B", "A=B": "A=B", None: None}
 BENCHMARKS = {"gpt4o": "judgebench", "claude": "judgebench_claude"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mathjudge.benchmarks.judgebench import SPEC
 from mathjudge.dataio.reported import cell_score, read_rows, result
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 FILE = "judgebench_paper_tables.csv"
 COLUMNS = (
@@ -45,7 +45,7 @@ def judge_name(judge: str, model: str) -> str:
     return model if judge == "Reward Model" else f"{judge} ({model})"
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     assert SPEC.paper is not None
     out = []
     for row in read_rows(folder / FILE, COLUMNS):

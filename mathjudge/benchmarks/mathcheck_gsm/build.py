@@ -27,6 +27,7 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import Record, expect, read_json_array
 from mathjudge.dataio.pins import load_pins
@@ -38,7 +39,6 @@ from mathjudge.dataio.sources import (
     snapshot_or_commit,
 )
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "mathcheck_gsm"
 PINS = load_pins(NAME)  # source.yaml: the version, the GitHub commit, the Hub dataset

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.benchmarks.mathcheck_gsm import build, parsing
 from mathjudge.benchmarks.published import Converted, github_files, shown
 from mathjudge.dataio.jsonfiles import read_json_array
 from mathjudge.dataio.sources import resolve
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 SOURCE = build.PINS.outputs_source
 OUTCOME, PROCESS = "mathcheck_gsm", "mathcheck_gsm_process"

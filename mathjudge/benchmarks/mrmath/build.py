@@ -25,12 +25,12 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 
 NAME = "mrmath"
 PINS = load_pins(NAME)  # source.yaml: the version, the upstream files and published outputs

@@ -39,8 +39,8 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stats import f1, ratio
-from mathjudge.errors import MathJudgeError
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer
 

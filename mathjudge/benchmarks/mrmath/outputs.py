@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.benchmarks.mrmath import build
 from mathjudge.benchmarks.published import Converted, github_files, shown
 from mathjudge.dataio.jsonfiles import iter_jsonl
 from mathjudge.dataio.sources import resolve
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.spec.benchmark import JudgeKind
 
 BENCHMARK = build.NAME

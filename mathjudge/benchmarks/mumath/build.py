@@ -23,11 +23,11 @@ import datasets
 from datasets import Value
 from datasets.exceptions import DatasetsError
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Source, resolve_snapshot
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "mumath"
 PINS = load_pins(NAME)  # source.yaml: the version and the Hub repo

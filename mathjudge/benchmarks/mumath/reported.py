@@ -7,12 +7,12 @@ from typing import Any
 
 from mathjudge.benchmarks.mumath import SPEC
 from mathjudge.dataio.reported import cell_score, read_rows, result, unique_judges
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 N_ITEMS = 1084  # judgment tasks: 271 problems x 4 solutions
 
 
-def _result(*args: Any, **kwargs: Any) -> EvaluationResult:
+def _result(*args: Any, **kwargs: Any) -> Evaluation:
     assert SPEC.paper is not None
     return result(SPEC.name, SPEC.paper, N_ITEMS, *args, **kwargs)
 
@@ -28,7 +28,7 @@ MU_RATES = ("tpr", "tnr", "ppv", "npv")  # printed for CoT only
 MU_NAMES = ("judge", "judge_as_printed", "judge_version")
 
 
-def _mumath(folder: Path) -> list[EvaluationResult]:
+def _mumath(folder: Path) -> list[Evaluation]:
     """CoT (the paper's default prompt) is the judge under its own name; AutoCoT, for which
     the paper prints only F1 and the inconclusive rate, is the separate judge "X (AutoCoT)"."""
     table5 = read_rows(
@@ -85,5 +85,5 @@ def _mumath(folder: Path) -> list[EvaluationResult]:
     return out
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     return _mumath(folder)

@@ -18,11 +18,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "opc"
 PINS = load_pins(NAME)  # source.yaml: the version and the upstream file

@@ -25,6 +25,7 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.hubrows import load_rows
 from mathjudge.dataio.jsonfiles import read_json_array
@@ -37,7 +38,6 @@ from mathjudge.dataio.sources import (
     snapshot_or_commit,
 )
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "processbench"
 PINS = load_pins(NAME)  # source.yaml: the version, the GitHub commit, the Hub dataset

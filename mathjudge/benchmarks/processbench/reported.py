@@ -12,10 +12,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.processbench import SPEC, SUBSET_ORDER
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
-from mathjudge.errors import MathJudgeError
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 
 FILE = "processbench_paper_table.csv"
 SIZES = {"gsm8k": 400, "math": 1000, "olympiadbench": 1000, "omnimath": 1000}
@@ -69,7 +69,7 @@ def _judge(row: Row) -> str:
     return f"{model} (greedy)" if row.text("table") == "9" else model
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     assert SPEC.paper is not None
     rows = read_rows(folder / FILE, COLUMNS)
     grouped: dict[str, list[Row]] = defaultdict(list)

@@ -8,12 +8,12 @@ from typing import Any
 
 from mathjudge.benchmarks.proofbench import SPEC
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 
 N_ITEMS = 435  # proofs: 145 problems x 3 provers
 
 
-def _result(*args: Any, **kwargs: Any) -> EvaluationResult:
+def _result(*args: Any, **kwargs: Any) -> Evaluation:
     assert SPEC.paper is not None
     return result(SPEC.name, SPEC.paper, N_ITEMS, *args, **kwargs)
 
@@ -104,7 +104,7 @@ PB_TABLES = (
 )
 
 
-def _pb_table(folder: Path, spec: PbTable) -> list[EvaluationResult]:
+def _pb_table(folder: Path, spec: PbTable) -> list[Evaluation]:
     columns = (spec.model_column, *spec.settings, *PB_METRICS)
     if spec.ci:
         columns += tuple(f"{side}_ci" for side in ("rmse", "mae", "wta1"))
@@ -121,7 +121,7 @@ def _pb_table(folder: Path, spec: PbTable) -> list[EvaluationResult]:
     return out
 
 
-def _pb_table3(folder: Path) -> list[EvaluationResult]:
+def _pb_table3(folder: Path) -> list[Evaluation]:
     """Long format, one MAE per (evaluator, generator): one result per evaluator, under its
     Table 1 name so that it joins that result. As printed, R1's three MAEs average to 1.372,
     not Table 1's 1.357 (SOURCE.md lists the paper's R1 inconsistencies)."""
@@ -144,7 +144,7 @@ def _pb_table3(folder: Path) -> list[EvaluationResult]:
     return out
 
 
-def _pb_table4(folder: Path) -> list[EvaluationResult]:
+def _pb_table4(folder: Path) -> list[Evaluation]:
     """Five o3 runs combined three ways. The single-run mean and std (and the best single run)
     describe the runs behind every combination, so each combination carries them as
     `run_spread`, as a reproduced ensemble does."""
@@ -190,6 +190,6 @@ def _pb_table4(folder: Path) -> list[EvaluationResult]:
 # analysis of self-preference, not an evaluator's score.
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     results = [r for spec in PB_TABLES for r in _pb_table(folder, spec)]
     return [*results, *_pb_table3(folder), *_pb_table4(folder)]

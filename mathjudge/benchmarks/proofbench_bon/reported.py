@@ -7,12 +7,12 @@ from typing import Any
 
 from mathjudge.benchmarks.proofbench_bon import SPEC
 from mathjudge.dataio.reported import Row, cell_score, integer, read_rows, result
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 
 N_ITEMS = 464  # best-of-n proofs: 29 problems x 16
 
 
-def _result(*args: Any, **kwargs: Any) -> EvaluationResult:
+def _result(*args: Any, **kwargs: Any) -> Evaluation:
     assert SPEC.paper is not None
     return result(SPEC.name, SPEC.paper, N_ITEMS, *args, **kwargs)
 
@@ -24,7 +24,7 @@ BON_ORACLE = "Human oracle"
 BON_WHERE = "best-of-n in the prose (abstract, §1, §4.1)"
 
 
-def _pb_bon(folder: Path) -> list[EvaluationResult]:
+def _pb_bon(folder: Path) -> list[Evaluation]:
     """Best-of-n headline numbers from the prose. The human oracle is not a selector: its value
     is the `bon_oracle` reference of every selector at the same n, as reproduced results carry
     it. The "% of gap closed" row is derived from the other three and is skipped."""
@@ -59,5 +59,5 @@ def _pb_bon(folder: Path) -> list[EvaluationResult]:
     return out
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     return _pb_bon(folder)

@@ -18,12 +18,12 @@ from typing import Any
 import datasets
 from datasets import List, Value
 
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import Record, expect, read_json_array
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "rewardbench_math"
 PINS = load_pins(NAME)  # source.yaml: the version and the GitHub commit

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mathjudge.base.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.benchmarks.published import Converted, from_pinned_file
 from mathjudge.benchmarks.rewardmath import build
 from mathjudge.dataio.jsonfiles import Record, read_json_array
 from mathjudge.dataio.sources import resolve
-from mathjudge.errors import MathJudgeError, Problem, ValidationFailed
 from mathjudge.spec.benchmark import JudgeKind
 
 FOLDER = "results/RewardMATH"

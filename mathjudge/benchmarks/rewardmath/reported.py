@@ -15,7 +15,7 @@ from pathlib import Path
 from mathjudge.benchmarks.rewardmath import PAPER, SPEC
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
 from mathjudge.spec.benchmark import Paper
-from mathjudge.spec.results import EvaluationResult
+from mathjudge.spec.results import Evaluation
 
 FILE = "rewardmath_accuracy_quoted_in_arxiv2510.13501.csv"
 COLUMNS = (
@@ -31,7 +31,7 @@ N_PROBLEMS = 483
 METRICS = {"": "accuracy", "prod": "accuracy_prod", "geometric_mean": "accuracy_geometric_mean"}
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     """One result per printed name: a process reward model's two rows (product, geometric
     mean) are one result citing both."""
     by_judge: dict[str, list[Row]] = {}

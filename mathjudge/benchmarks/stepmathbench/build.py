@@ -16,12 +16,13 @@ from typing import Any
 import datasets
 from datasets import ClassLabel, List, Value
 
+from mathjudge.base.errors import MathJudgeError
+from mathjudge.benchmarks.stepmathbench.eq1 import eq1_score
 from mathjudge.dataio.cards import render_card_body
 from mathjudge.dataio.jsonfiles import expect, read_jsonl
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.sources import ResolvedFile, Source, resolve
 from mathjudge.dataio.writer import Build, CardInfo, Table
-from mathjudge.errors import MathJudgeError
 
 NAME = "stepmathbench"
 PINS = load_pins(NAME)  # source.yaml: the version and the upstream files
@@ -72,23 +73,6 @@ def normalize_step_label(raw: object) -> str:
     if text not in _RAW_LABELS:
         raise ValueError(f"unknown step label {raw!r}")
     return _RAW_LABELS[text]
-
-
-def eq1_score(problem_type: str, labels: list[str]) -> int:
-    """The paper's Eq. (1) on the 0-10 scale; correct-but-meaningless steps count as wrong.
-
-    Calculation weighs the process (first n-1 steps) 6 and the final step 4; other types score
-    the share of correct steps. Python's `round` (half to even) reproduces all stored scores.
-    """
-    ok = [label == "correct" for label in labels]
-    n = len(ok)
-    if n == 0:
-        raise ValueError("a solution has no steps")
-    if problem_type == "Calculation":
-        if n == 1:
-            return 10 * int(ok[0])
-        return round(6 * sum(ok[:-1]) / (n - 1) + 4 * int(ok[-1]))
-    return round(10 * sum(ok) / n)
 
 
 # Upstream fields and their JSON types (None: may be null); checked before any is used, so a

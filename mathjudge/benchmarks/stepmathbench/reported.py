@@ -8,12 +8,12 @@ from typing import Any
 
 from mathjudge.benchmarks.stepmathbench import SPEC
 from mathjudge.dataio.reported import Row, cell_score, read_rows, result
-from mathjudge.spec.results import EvaluationResult, Score
+from mathjudge.spec.results import Evaluation, Score
 
 N_ITEMS = 1000  # solutions the paper scored
 
 
-def _result(*args: Any, **kwargs: Any) -> EvaluationResult:
+def _result(*args: Any, **kwargs: Any) -> Evaluation:
     assert SPEC.paper is not None
     return result(SPEC.name, SPEC.paper, N_ITEMS, *args, **kwargs)
 
@@ -64,7 +64,7 @@ BLOCKS = {"Final Answer Evaluation": ANSWER, "Problem-solving Process Evaluation
 
 def _stepmath(
     rows: list[Row], table: str, blocks: list[Block], golds: list[bool], meta_columns: list[str]
-) -> list[EvaluationResult]:
+) -> list[Evaluation]:
     # The Gold rows are the human labels scored against themselves (Corr 100, MSE 0, OR 100), not
     # a judge. Their AvgS is the gold mean over the items the paper scored, which reproduced
     # results carry as `gold_avg_score` (the reference AvgS is read against): every judge of the
@@ -94,7 +94,7 @@ def _stepmath(
     return out
 
 
-def _stepmath_table3(folder: Path) -> list[EvaluationResult]:
+def _stepmath_table3(folder: Path) -> list[Evaluation]:
     columns = ("judge", "backbone", "prompt_version", "block")
     rows = read_rows(folder / "stepmathbench_table3.csv", (*columns, *STEP_COLUMNS))
     blocks = [BLOCKS[r.text("block", BLOCKS)] for r in rows]
@@ -102,12 +102,12 @@ def _stepmath_table3(folder: Path) -> list[EvaluationResult]:
     return _stepmath(rows, "Table 3", blocks, golds, ["backbone", "prompt_version", "block"])
 
 
-def _stepmath_table4(folder: Path) -> list[EvaluationResult]:
+def _stepmath_table4(folder: Path) -> list[Evaluation]:
     meta = ["row_label", "backbone", "prompt_version", "external_modules", "group"]
     rows = read_rows(folder / "stepmathbench_table4_ablation.csv", ("judge", *meta, *STEP_COLUMNS))
     golds = [r.text("group") == "Gold" for r in rows]
     return _stepmath(rows, "Table 4", [PROCESS] * len(rows), golds, meta)
 
 
-def load(folder: Path) -> list[EvaluationResult]:
+def load(folder: Path) -> list[Evaluation]:
     return [*_stepmath_table3(folder), *_stepmath_table4(folder)]

@@ -1,5 +1,0 @@
-"""Results store -> static leaderboard site: export data files, render pages from them."""
-
-from mathjudge.leaderboard.render import build_site
-
-__all__ = ["build_site"]

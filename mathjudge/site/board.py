@@ -1,0 +1,306 @@
+"""Who leads each benchmark, and whether the lead is real: the glance, the verdicts and the
+front page's boards, for every state of the page's filters.
+
+Every submission has a standing: a rank interval and tie group when it was ranked (publish
+ranks a judge only against judges scored on the same item set at full coverage), otherwise the
+reason it is shown unranked. Results copied from papers are placed by value and badged, never
+ranked.
+
+The filters (which sources, which kind of judge) change who is shown, so the glance and the
+verdicts are computed here for every filter state a page offers and rendered once per distinct
+text, each tagged with the states it answers (`data-when`); the page's script shows the one of
+the current state. Without the script the default state (everything) is what a reader sees.
+The ranks themselves never change with a filter: they are statistics of all ranked judges.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Literal
+
+from mathjudge.site.views import (
+    PROVENANCES,
+    Cell,
+    JudgeRef,
+    Metrics,
+    MetricView,
+    Standing,
+    View,
+    overall_scores,
+    rank_key,
+    score_cell,
+)
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
+
+FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
+ALL_KINDS = "all"
+
+
+class FilterState(View):
+    sources: tuple[str, ...]  # provenances shown, in PROVENANCES order
+    kind: str  # a kind key, or ALL_KINDS
+
+    @property
+    def key(self) -> str:
+        """The state's name as the page's script spells it from its controls: the shown
+        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind."""
+        bits = sum(1 << i for i, p in enumerate(PROVENANCES) if p in self.sources)
+        return f"{bits}-{self.kind}"
+
+    def shows(self, sub: BoardSubmission, kind: str) -> bool:
+        return sub.provenance in self.sources and self.kind in (ALL_KINDS, kind)
+
+
+def filter_states(kinds: Iterable[str]) -> list[FilterState]:
+    """Every combination of shown sources with every kind choice (all, or one kind); the
+    first is the default, everything shown."""
+    subsets = [
+        tuple(p for i, p in enumerate(PROVENANCES) if mask >> i & 1)
+        for mask in range(2 ** len(PROVENANCES) - 1, -1, -1)
+    ]
+    choices = [ALL_KINDS, *sorted(set(kinds))]
+    return [FilterState(sources=s, kind=k) for s in subsets for k in choices]
+
+
+class Entry(View):
+    """A submission with a headline value, as the boards and the glance place it."""
+
+    judge: JudgeRef
+    standing: Standing
+    cell: Cell
+
+
+class GlanceLine(View):
+    """One benchmark in one line: leader, value with metric, direction, n and interval, and
+    the verdict. `when`: the filter states it answers ("*": every state no other line
+    answers)."""
+
+    when: tuple[str, ...]
+    default: bool
+    top: Entry | None  # the leader, else the highest value shown
+    verdict: Literal["lead", "tied", "filtered", "none", "empty"]
+    verdict_text: str  # "significant lead", "tied with 2 others", "no ranking"
+    reason: str  # why, in words
+    higher: Entry | None  # a higher value that is not ranked (a paper's, a partial judge's)
+
+
+class Glance(View):
+    name: str
+    title: str
+    page: str
+    metric: MetricView
+    lines: tuple[GlanceLine, ...]
+
+
+class BoardRow(View):
+    entry: Entry
+    when: tuple[str, ...]  # states whose top rows include it
+    default: bool
+
+
+class Board(View):
+    """One benchmark's card on the front page: its glance lines and its top rows for every
+    filter state (the script shows the first FRONT_ROWS rows the filters let through)."""
+
+    glance: Glance
+    rows: tuple[BoardRow, ...]
+    total: int  # the benchmark's results (the count every page prints)
+    count_text: str
+
+
+def entries(
+    bench: BenchmarkDocument,
+    cols: Metrics,
+    refs: dict[str, JudgeRef],
+    standings: dict[str, Standing],
+) -> list[tuple[BoardSubmission, Entry]]:
+    """Submissions with a defined headline value, best first."""
+    out = []
+    for sub in bench.submissions:
+        scores = overall_scores(sub)
+        score = scores.get(cols.headline_spec.key)
+        if score is None or score.value is None:
+            continue
+        key = (rank_key(cols.headline_spec, scores), sub.judge.casefold(), sub.id)
+        entry = Entry(
+            judge=refs[sub.id],
+            standing=standings[sub.id],
+            cell=score_cell(cols.headline_spec, score),
+        )
+        out.append((key, sub, entry))
+    out.sort(key=lambda r: r[0])
+    return [(sub, entry) for _, sub, entry in out]
+
+
+def glance_line(
+    bench: BenchmarkDocument,
+    placed: list[tuple[BoardSubmission, Entry]],
+    state: FilterState,
+) -> GlanceLine:
+    """The glance for one filter state (`when` left empty; `glance` groups states)."""
+    shown = [e for s, e in placed if state.shows(s, e.judge.kind)]
+    ranked = sorted(
+        (e for e in shown if e.standing.rank_point is not None),
+        key=lambda e: (e.standing.rank_point, e.judge.judge.casefold()),
+    )
+    everyone = [e for _, e in placed if e.standing.rank_point is not None]
+    n_ranked = len(bench.ranks.judges)
+    top = ranked[0] if ranked else (shown[0] if shown else None)
+    higher = shown[0] if ranked and shown and shown[0] is not ranked[0] else None
+    common = {"when": (), "default": False, "top": top, "higher": higher}
+    if top is None:
+        if bench.submissions and placed:
+            return GlanceLine(
+                **common, verdict="empty", verdict_text="nothing shown",
+                reason="the filters hide every result of this benchmark",
+            )  # fmt: skip
+        return GlanceLine(
+            **common, verdict="empty", verdict_text="no result",
+            reason="no judge gives the headline metric yet",
+        )  # fmt: skip
+    if not ranked:
+        if top.judge.source.reported:
+            why = "copied from a paper, which is never ranked"
+        elif n_ranked:
+            why = f"{top.standing.text}; no ranked judge is shown"
+        else:
+            why = bench.ranks.status.removeprefix("not ranked: ")
+        return GlanceLine(**common, verdict="none", verdict_text="no ranking", reason=why)
+    leader = ranked[0]
+    group = [e for e in everyone if e.standing.group == leader.standing.group and e is not leader]
+    best = min(everyone, key=lambda e: e.standing.rank_point or math.inf)
+    if leader is not best:
+        return GlanceLine(
+            **common, verdict="filtered", verdict_text="best of those shown",
+            reason=f"{leader.standing.text}; the overall leader, {best.judge.judge}, is hidden "
+            "by the filters",
+        )  # fmt: skip
+    if not group:
+        others = n_ranked - 1
+        return GlanceLine(
+            **common, verdict="lead", verdict_text="significant lead",
+            reason=f"alone in tie group {leader.standing.group}: better than each of the "
+            f"{others} other ranked judge{'' if others == 1 else 's'} (paired bootstrap, 5% "
+            "level)",
+        )  # fmt: skip
+    names = ", ".join(e.judge.judge for e in group)
+    hidden = sum(1 for e in group if e not in shown)
+    return GlanceLine(
+        **common, verdict="tied", verdict_text=f"tied with {len(group)}",
+        reason=f"tie group {leader.standing.group} also holds {names}: the data cannot tell "
+        "them apart" + (f" ({hidden} hidden by the filters)" if hidden else ""),
+    )  # fmt: skip
+
+
+def glance(
+    bench: BenchmarkDocument,
+    title: str,
+    page: str,
+    cols: Metrics,
+    placed: list[tuple[BoardSubmission, Entry]],
+    states: list[FilterState],
+) -> Glance:
+    """The glance of every state, one line per distinct content."""
+    lines: dict[str, tuple[GlanceLine, list[str]]] = {}
+    for state in states:
+        line = glance_line(bench, placed, state)
+        key = line.model_dump_json()
+        lines.setdefault(key, (line, []))[1].append(state.key)
+    default = states[0].key
+    widest = max(len(keys) for _, keys in lines.values())
+    found, fallback = [], False
+    for line, keys in lines.values():
+        # The line answering the most states is the fallback ("*"): the others list theirs.
+        when = ("*",) if len(keys) == widest and not fallback else tuple(keys)
+        fallback = fallback or when == ("*",)
+        found.append(line.model_copy(update={"when": when, "default": default in keys}))
+    return Glance(name=bench.name, title=title, page=page, metric=cols.headline, lines=tuple(found))
+
+
+def board(
+    glanced: Glance,
+    placed: list[tuple[BoardSubmission, Entry]],
+    states: list[FilterState],
+    count_text: str,
+    total: int,
+) -> Board:
+    """The rows any filter state shows first (its FRONT_ROWS best, and its leader), in one
+    order; each row knows the states it is shown for."""
+    when: dict[str, list[str]] = {}
+    for state in states:
+        shown = [(s, e) for s, e in placed if state.shows(s, e.judge.kind)]
+        top = [s.id for s, _ in shown[:FRONT_ROWS]]
+        ranked = [(s, e) for s, e in shown if e.standing.rank_point is not None]
+        if ranked:
+            leader = min(ranked, key=lambda r: r[1].standing.rank_point or math.inf)[0].id
+            if leader not in top:
+                top.append(leader)
+        for sid in top:
+            when.setdefault(sid, []).append(state.key)
+    default = states[0].key
+    rows = tuple(
+        BoardRow(entry=e, when=tuple(when[s.id]), default=default in when[s.id])
+        for s, e in placed
+        if s.id in when
+    )
+    return Board(glance=glanced, rows=rows, total=total, count_text=count_text)
+
+
+class ChartRow(View):
+    entry: Entry
+    point: float  # percent of the axis
+    low: float | None  # whisker, percent of the axis (None: no interval, none drawn)
+    high: float | None
+
+
+class Chart(View):
+    """A judge-comparison chart drawn in HTML and CSS: each judge's point estimate with its
+    95% CI as a whisker, in table order (best first). Values without an interval (reported
+    rows) get no whisker."""
+
+    rows: tuple[ChartRow, ...]
+    ticks: tuple[tuple[float, str], ...]  # (percent of the axis, label)
+
+
+def chart(cols: Metrics, placed: list[tuple[BoardSubmission, Entry]]) -> Chart:
+    spec = cols.headline_spec
+    points = []
+    for sub, entry in placed:
+        score = overall_scores(sub)[spec.key]
+        assert score.value is not None  # `entries` keeps defined values only
+        low, high = score.ci_low, score.ci_high
+        interval = (low, high) if low is not None and high is not None else None
+        points.append((entry, score.value, interval))
+    values = [v for _, v, _ in points] + [x for _, _, ci in points if ci for x in ci]
+    if not values:
+        return Chart(rows=(), ticks=())
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.05 or max(abs(hi), 1e-9) * 0.05
+    lo, hi = lo - pad, hi + pad
+
+    def at(x: float) -> float:
+        return round(100 * (x - lo) / (hi - lo), 2)
+
+    rows = tuple(
+        ChartRow(
+            entry=entry,
+            point=at(v),
+            low=at(ci[0]) if ci else None,
+            high=at(ci[1]) if ci else None,
+        )
+        for entry, v, ci in points
+    )
+    return Chart(rows=rows, ticks=tuple((at(x), spec.format(x)) for x in _ticks(lo, hi)))
+
+
+def _ticks(lo: float, hi: float) -> list[float]:
+    """Up to six round values inside (lo, hi)."""
+    span = hi - lo
+    step = 10 ** math.floor(math.log10(span / 5))
+    for factor in (1, 2, 5, 10):
+        if span / (step * factor) <= 6:
+            step *= factor
+            break
+    first = math.ceil(lo / step) * step
+    return [first + i * step for i in range(int((hi - first) / step) + 1) if first + i * step <= hi]

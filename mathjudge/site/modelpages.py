@@ -1,0 +1,281 @@
+"""View models of the model pages (one per model of the alias table, with every result of a
+judge built on it), the cross-benchmark table of models, and the reported-vs-reproduced
+comparisons publish computed.
+
+A pipeline or agent built on a model ("StepMathAgent on o1-mini") is never shown as the model
+itself: its results form their own row, named for the pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mathjudge.site.views import (
+    Cell,
+    JudgeRef,
+    Metrics,
+    MetricView,
+    Standing,
+    View,
+    model_page,
+    overall_scores,
+    rank_key,
+    score_cell,
+)
+from mathjudge.spec.document import BenchmarkDocument, ModelDocument
+
+VERDICT_TEXT = {
+    "exact": "exact: equal at the paper's decimals",
+    "within_ci": "the paper's value is inside our 95% CI",
+    "outside_ci": "the paper's value is outside our 95% CI",
+    "no_ci": "no interval to test against",
+}
+VERDICT_LABEL = {
+    "exact": "exact",
+    "within_ci": "within CI",
+    "outside_ci": "outside CI",
+    "no_ci": "no CI",
+}
+
+
+class BenchRef(View):
+    name: str
+    title: str
+    page: str
+    metric: MetricView
+
+
+class ComparisonLine(View):
+    where: str  # "Type: Calculation"
+    metric: str  # label with scale
+    reported: str
+    ours: str
+    ci: str
+    verdict: str  # a VERDICT_LABEL key
+    verdict_label: str
+    verdict_text: str
+
+
+class ComparisonView(View):
+    """A reported row and our reproduction of the same judge, side by side."""
+
+    bench: BenchRef
+    reported: JudgeRef
+    reproduced: JudgeRef
+    lines: tuple[ComparisonLine, ...]
+    n_outside: int
+    verdict: str
+    verdict_label: str
+    verdict_text: str
+
+
+def _verdict(given: str | None, outside: bool | None) -> str:
+    """The document's verdict; documents published before it existed say only whether the
+    paper's value lies outside our interval."""
+    if given is not None:
+        return given
+    return "no_ci" if outside is None else "outside_ci" if outside else "within_ci"
+
+
+def comparisons(
+    bench: BenchmarkDocument, ref: BenchRef, refs: dict[str, JudgeRef]
+) -> list[ComparisonView]:
+    show = bench.presentation
+    out = []
+    for c in bench.comparisons:
+        lines = []
+        for r in c.rows:
+            spec = show.metric(r.metric)
+            where = (
+                "All items"
+                if r.scope == "overall"
+                else show.scope(r.scope).caption.format(r.subset)
+            )
+            ci = (
+                f"[{spec.format(r.ci_low)}, {spec.format(r.ci_high)}]"
+                if r.ci_low is not None and r.ci_high is not None
+                else ""
+            )
+            verdict = _verdict(r.verdict, r.outside)
+            lines.append(
+                ComparisonLine(
+                    where=where,
+                    metric=f"{spec.label} {spec.scale_text}".strip(),
+                    reported=spec.format(r.reported),
+                    ours="n/a" if r.value is None else spec.format(r.value),
+                    ci=ci,
+                    verdict=verdict,
+                    verdict_label=VERDICT_LABEL[verdict],
+                    verdict_text=VERDICT_TEXT[verdict],
+                )
+            )
+        worst = c.verdict or _worst(line.verdict for line in lines)
+        out.append(
+            ComparisonView(
+                bench=ref,
+                reported=refs[c.reported],
+                reproduced=refs[c.reproduced],
+                lines=tuple(lines),
+                n_outside=c.n_outside,
+                verdict=worst,
+                verdict_label=VERDICT_LABEL[worst],
+                verdict_text=VERDICT_TEXT[worst],
+            )
+        )
+    return out
+
+
+def _worst(verdicts: Iterable[str]) -> str:
+    order = ("outside_ci", "no_ci", "within_ci", "exact")
+    found = set(verdicts)
+    return next((v for v in order if v in found), "no_ci")
+
+
+class ModelEntry(View):
+    judge: JudgeRef
+    variant: str
+    cell: Cell | None  # the benchmark's headline (None: the judge gives no headline value)
+    standing: Standing
+
+
+class ModelBenchmark(View):
+    bench: BenchRef
+    entries: tuple[ModelEntry, ...]  # best headline first
+
+
+class ModelView(View):
+    id: str
+    name: str
+    organization: str | None
+    page: str
+    benchmarks: tuple[ModelBenchmark, ...]
+    comparisons: tuple[ComparisonView, ...]
+
+    @property
+    def n_results(self) -> int:
+        return sum(len(b.entries) for b in self.benchmarks)
+
+
+class Context(View):
+    """What the model pages need of every benchmark: its reference, metrics, the judges'
+    references and standings, and the comparisons."""
+
+    bench: BenchmarkDocument
+    ref: BenchRef
+    cols: Metrics
+    refs: dict[str, JudgeRef]
+    standings: dict[str, Standing]
+    comparisons: tuple[ComparisonView, ...]
+
+
+def model_views(contexts: list[Context], models: list[ModelDocument]) -> list[ModelView]:
+    by_name = {c.bench.name: c for c in contexts}
+    order = {c.bench.name: i for i, c in enumerate(contexts)}
+    every = {c.reported.sid: c for ctx in contexts for c in ctx.comparisons}
+    out = []
+    for model in models:
+        groups: dict[str, list[tuple[object, ModelEntry]]] = {}
+        ids = set()
+        for r in model.results:
+            ctx = by_name[r.benchmark]
+            sub = next(s for s in ctx.bench.submissions if s.id == r.submission)
+            ids.add(sub.id)
+            scores = overall_scores(sub)
+            score = scores.get(ctx.cols.headline_spec.key)
+            entry = ModelEntry(
+                judge=ctx.refs[sub.id],
+                variant=r.variant,
+                cell=score_cell(ctx.cols.headline_spec, score) if score else None,
+                standing=ctx.standings[sub.id],
+            )
+            key = (rank_key(ctx.cols.headline_spec, scores), sub.judge.casefold(), sub.id)
+            groups.setdefault(r.benchmark, []).append((key, entry))
+        benches = tuple(
+            ModelBenchmark(
+                bench=by_name[name].ref,
+                entries=tuple(e for _, e in sorted(entries, key=lambda x: x[0])),  # type: ignore[arg-type,return-value]
+            )
+            for name, entries in sorted(groups.items(), key=lambda kv: order[kv[0]])
+        )
+        out.append(
+            ModelView(
+                id=model.id,
+                name=model.name,
+                organization=model.organization,
+                page=model_page(model.id),
+                benchmarks=benches,
+                comparisons=tuple(c for sid, c in every.items() if sid in ids),
+            )
+        )
+    return sorted(out, key=lambda m: m.name.casefold())
+
+
+class CrossCandidate(View):
+    """One result a cell of the cross table may show: the script shows a cell's first
+    candidate the filters let through (they are ordered best first)."""
+
+    judge: JudgeRef
+    variant: str
+    cell: Cell
+
+
+class CrossCell(View):
+    candidates: tuple[CrossCandidate, ...]
+
+
+class CrossRow(View):
+    name: str  # the model, or "PIPELINE (on MODEL)"
+    page: str
+    pipeline: str | None
+    cells: tuple[CrossCell, ...]
+
+
+class CrossView(View):
+    """Models with results on two or more benchmarks: per benchmark, the results of the
+    judges built on them, best headline value first, each labelled with its source. A column
+    is one benchmark's headline metric: compare within a column, never across."""
+
+    benchmarks: tuple[BenchRef, ...]
+    rows: tuple[CrossRow, ...]
+
+
+def cross_view(contexts: list[Context], models: list[ModelDocument]) -> CrossView:
+    by_name = {c.bench.name: c for c in contexts}
+    subs = {(c.bench.name, s.id): s for c in contexts for s in c.bench.submissions}
+    rows: dict[tuple[str, str], dict[str, list[tuple[object, CrossCandidate]]]] = {}
+    names: dict[tuple[str, str], tuple[str, str, str | None]] = {}
+    for model in models:
+        for r in model.results:
+            sub = subs[(r.benchmark, r.submission)]
+            pipeline = sub.model.pipeline if sub.model else None
+            key = (model.id, pipeline or "")
+            ctx = by_name[r.benchmark]
+            scores = overall_scores(sub)
+            score = scores.get(ctx.cols.headline_spec.key)
+            if score is None or score.value is None:
+                continue
+            candidate = CrossCandidate(
+                judge=ctx.refs[sub.id],
+                variant=r.variant,
+                cell=score_cell(ctx.cols.headline_spec, score),
+            )
+            order = (rank_key(ctx.cols.headline_spec, scores), sub.judge.casefold(), sub.id)
+            rows.setdefault(key, {}).setdefault(r.benchmark, []).append((order, candidate))
+            label = f"{pipeline} (on {model.name})" if pipeline else model.name
+            names[key] = (label, model_page(model.id), pipeline)
+    wide = {k: v for k, v in rows.items() if len(v) >= 2}
+    used = [c for c in contexts if any(c.bench.name in v for v in wide.values())]
+    out = []
+    for key in sorted(wide, key=lambda k: (names[k][0].casefold(), k)):
+        label, page, pipeline = names[key]
+        cells = tuple(
+            CrossCell(
+                candidates=tuple(
+                    c
+                    for _, c in sorted(wide[key].get(ctx.bench.name, []), key=lambda x: x[0])  # type: ignore[arg-type,return-value]
+                )
+            )
+            for ctx in used
+        )
+        out.append(CrossRow(name=label, page=page, pipeline=pipeline, cells=cells))
+    return CrossView(benchmarks=tuple(c.ref for c in used), rows=tuple(out))
