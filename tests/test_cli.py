@@ -156,7 +156,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 10 dataset(s), evaluated 81 submission(s)" in proc.stdout
+    assert "built 11 dataset(s), evaluated 109 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     published = (
         "mrmath",
@@ -167,6 +167,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         "rewardbench_math",
         "mathcheck_gsm",
         "mathcheck_gsm_process",
+        "realmistake",
     )
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
@@ -174,7 +175,8 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
             "AND benchmark NOT IN (SELECT unnest(?)) ORDER BY ALL",
             [list(published)],
         ).fetchall()
-        # the judge outputs MR-MATH and JudgeBench publish, each a complete submission
+        # the judge outputs the papers publish, each a complete submission but ReaLMistake's
+        # three self-consistency judges (published for 50 of the 300 responses)
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
             "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
@@ -205,6 +207,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         "judgebench": 33,
         "rewardmath": 13,
         "processbench": 44,
+        "realmistake": 12,
     }
     assert imported == [
         ("judgebench", 6, True),
@@ -212,6 +215,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("mathcheck_gsm", 5, True),
         ("mathcheck_gsm_process", 5, True),
         ("mrmath", 12, True),
+        ("realmistake", 28, False),
         ("rewardbench_math", 13, True),
         ("rewardmath", 22, True),
         ("rewardmath_pairwise", 9, True),
