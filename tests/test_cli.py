@@ -285,7 +285,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         return proc.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 81
+    assert len(folders) == 109
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -300,7 +300,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
     sync = ["leaderboard", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
-    assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "109 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -309,7 +309,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 200
-    assert "0 submission(s) scored, 81 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 109 unchanged, 0 removed" in cli(*sync)
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:
