@@ -313,6 +313,26 @@ def test_one_run_by_hand(small: Path, tmp_path: Path) -> None:
     assert got[("overall", "all", "unparsed_rate")] == pytest.approx(1 / 6)
 
 
+def test_label_is_the_same_call(small: Path, tmp_path: Path) -> None:
+    """`label` says what `error` says; where a row gives both, a null in one defers to the
+    other: the calls of `test_one_run_by_hand` in four spellings score the same."""
+    items = [G(1), G(2), G(3), G(4), L(1), L(5)]
+    calls = [True, False, True, None, True, False]
+    words = {True: "error", False: "no_error", None: None}
+    spellings = [
+        [{"item_id": i, "error": c} for i, c in zip(items, calls, strict=True)],
+        [{"item_id": i, "label": words[c]} for i, c in zip(items, calls, strict=True)],
+        [{"item_id": i, "error": c, "label": None} for i, c in zip(items, calls, strict=True)],
+        [
+            {"item_id": i, "error": None, "label": words[c]}
+            for i, c in zip(items, calls, strict=True)
+        ],
+    ]
+    got = [_scored(rows, small, tmp_path) for rows in spellings]
+    assert all(g == got[0] for g in got[1:])
+    assert got[0][("overall", "all", "unparsed_rate")] == pytest.approx(1 / 6)
+
+
 def test_runs_are_scored_one_by_one_then_averaged(small: Path, tmp_path: Path) -> None:
     """In the authors' words (`label`). Run 1 calls every response `error`: precision 3/6,
     recall 1, F1 2*3/(6+3) = 2/3, accuracy 3/6. Run 2 calls every response `no_error`: no
@@ -350,7 +370,7 @@ def test_a_run_is_scored_on_the_responses_it_answered(small: Path, tmp_path: Pat
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ({"item_id": G(1), "error": True, "label": "error"}, "give `error` or `label`, not both"),
+        ({"item_id": G(1), "error": True, "label": "no_error"}, "`label` says 'no_error': one call"),
         ({"item_id": G(1), "label": "maybe"}, r"p\.jsonl:1 \[label\]"),
         ({"item_id": G(1), "error": "yes"}, r"p\.jsonl:1 \[error\]"),
         ({"item_id": G(1), "run": 10, "error": True}, r"p\.jsonl:1 \[run\]: .*less than or equal to 9"),

@@ -22,12 +22,12 @@ the item explorer shows as the judge's call.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import duckdb
 import numpy as np
 import pyarrow as pa
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, model_validator
 
 from mathjudge.benchmarks.stats import mean_where, ratio
 from mathjudge.spec.prediction import PredictionRow
@@ -48,15 +48,16 @@ def _vote(error: bool | None) -> int:
     return 1 if error else -1
 
 
-def _label_vote(label: str | None) -> int:
-    return _vote(None if label is None else label == "error")
+LABEL_CALLS = {"error": True, "no_error": False, None: None}
+_AS_BOOL = TypeAdapter(bool)  # how `error` reads in either format, to compare a label with it
 
 
 class Prediction(PredictionRow):
     """One call per response and run: `error` (true / false / null) or the authors' `label`
-    (`error` / `no_error` / null), the same call in their words. A null call is kept (as vote
-    0): it counts as "no error" for precision, recall and F1 and as wrong for accuracy. `run` is
-    the run (e.g. the prompt), 0 to 9.
+    (`error` / `no_error` / null), the same call in their words, which validation turns into
+    `error` (a null in one defers to a call in the other; two different calls are refused). A
+    null call is kept (as vote 0): it counts as "no error" for precision, recall and F1 and as
+    wrong for accuracy. `run` is the run (e.g. the prompt), 0 to 9.
 
     A validated call is kept as a vote (+1 error, -1 no error, 0 null), as the binary verdicts
     of other benchmarks are, because validation reads a null field as "not given"; the int8 type
@@ -67,21 +68,39 @@ class Prediction(PredictionRow):
     error: Annotated[bool | None, AfterValidator(_vote)] = Field(
         default=None, description="true = the response has an error, false = none, null = no call"
     )
-    label: Annotated[Literal["error", "no_error"] | None, AfterValidator(_label_vote)] = Field(
+    label: Literal["error", "no_error"] | None = Field(
         default=None, description="the same call in the authors' words"
     )
     run: int | None = Field(
         default=None, ge=0, le=MAX_RUN, description="the run (e.g. the prompt), 0 to 9"
     )
 
-    arrow_types: ClassVar[dict[str, pa.DataType]] = {"error": pa.int8(), "label": pa.int8()}
+    arrow_types: ClassVar[dict[str, pa.DataType]] = {"error": pa.int8(), "label": pa.string()}
     requires_one_of: ClassVar[tuple[str, ...]] = ("error", "label")
 
-    @model_validator(mode="after")
-    def _one_way_of_saying_it(self) -> Prediction:
-        if self.error is not None and self.label is not None:
-            raise ValueError("give `error` or `label`, not both")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _label_is_an_error_call(cls, data: Any) -> Any:
+        """A valid `label` becomes the row's `error` (an invalid one is left to its field's
+        check, which names it)."""
+        if not isinstance(data, dict) or "label" not in data:
+            return data
+        label = data["label"]
+        if not (label is None or isinstance(label, str)) or label not in LABEL_CALLS:
+            return data
+        call = LABEL_CALLS[label]
+        folded = {k: v for k, v in data.items() if k != "label"}
+        error = data.get("error")
+        if error is None:
+            folded["error"] = call
+            return folded
+        try:
+            given = _AS_BOOL.validate_python(error)
+        except ValidationError:
+            return folded  # refused by the field's check, located at `error`
+        if call is not None and given != call:
+            raise ValueError(f"`error` says {error!r}, `label` says {label!r}: one call, please")
+        return folded
 
 
 def combine_runs(
@@ -91,14 +110,12 @@ def combine_runs(
     options: dict[str, str],
 ) -> pa.Table:
     """One row per response: each run's vote in its own column, and the sign of their sum."""
-    (field,) = fields  # every row gives the same one field (validation checks it)
-    slots = ", ".join(f"max(vote) FILTER (WHERE run = {r}) AS error_r{r}" for r in RUNS)
-    con.register("realmistake_runs", table.select(["item_id", "run", field]))
+    slots = ", ".join(f"max(error) FILTER (WHERE run = {r}) AS error_r{r}" for r in RUNS)
+    con.register("realmistake_runs", table.select(["item_id", "run", "error"]))
     try:
         return con.sql(
-            f"""SELECT item_id, CAST(sign(sum(vote)) AS TINYINT) AS error, {slots}
-                FROM (SELECT item_id, run, {field} AS vote FROM realmistake_runs)
-                GROUP BY item_id ORDER BY item_id"""
+            f"""SELECT item_id, CAST(sign(sum(error)) AS TINYINT) AS error, {slots}
+                FROM realmistake_runs GROUP BY item_id ORDER BY item_id"""
         ).to_arrow_table()
     finally:
         con.unregister("realmistake_runs")
@@ -147,11 +164,9 @@ SCORER = Scorer(
     prediction=Prediction,
     cluster=CLUSTER,
     item_columns=(CLUSTER, "label", "responses_of", "difficulty"),
-    scored_fields=("error", "label"),
+    scored_fields=("error",),
     stats_sql=stats_sql,
     finalize=finalize,
     scopes={"responses_of": "responses_of", "difficulty": "difficulty"},
-    reducer=RunReducer(
-        RUNS_AGG, combine_runs, field_columns={"error": RUN_COLUMNS, "label": RUN_COLUMNS}
-    ),
+    reducer=RunReducer(RUNS_AGG, combine_runs, field_columns={"error": RUN_COLUMNS}),
 )
