@@ -96,7 +96,7 @@ def _published_judges(
     folder = workdir / "predictions" / spec.name / "published"
     for judge, done in zip(converted, write_all(converted, folder), strict=True):
         meta = _published_meta(spec, judge, _repo(workdir), done.slug)
-        _submit(spec, done.predictions, meta, workdir, done.slug, partial=False, say=say)
+        _submit(spec, done.predictions, meta, workdir, done.slug, partial=done.partial, say=say)
 
 
 def _published_meta(spec: BenchmarkSpec, judge: Converted, repo: Path, slug: str) -> SubmissionMeta:

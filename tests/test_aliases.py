@@ -52,6 +52,8 @@ def test_every_entry_names_a_judge_that_exists(mirror: Path) -> None:
     # JudgeBench's o1-mini and five reward models, RewardMATH's 9 + 4 quoted reward models.
     assert sum(b == "judgebench" for b, _, _ in pairs) == 6
     assert sum(b == "rewardmath" for b, _, _ in pairs) == 13
+    # ReaLMistake: each of the 12 judges of the paper's simple-prompt table.
+    assert sum(b == "realmistake" for b, _, _ in pairs) == 12
     # A pipeline on a model is never the model itself.
     o1_mini = next(m for m in aliases.models if m.id == "o1-mini")
     arena = {j.judge: j.pipeline for j in o1_mini.judges if j.benchmark == "judgebench"}

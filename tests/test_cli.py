@@ -156,7 +156,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 10 dataset(s), evaluated 81 submission(s)" in proc.stdout
+    assert "built 11 dataset(s), evaluated 109 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     published = (
         "mrmath",
@@ -167,6 +167,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         "rewardbench_math",
         "mathcheck_gsm",
         "mathcheck_gsm_process",
+        "realmistake",
     )
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
@@ -174,7 +175,8 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
             "AND benchmark NOT IN (SELECT unnest(?)) ORDER BY ALL",
             [list(published)],
         ).fetchall()
-        # the judge outputs MR-MATH and JudgeBench publish, each a complete submission
+        # the judge outputs the papers publish, each a complete submission but ReaLMistake's
+        # three self-consistency judges (published for 50 of the 300 responses)
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
             "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
@@ -205,6 +207,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         "judgebench": 33,
         "rewardmath": 13,
         "processbench": 44,
+        "realmistake": 12,
     }
     assert imported == [
         ("judgebench", 6, True),
@@ -212,6 +215,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("mathcheck_gsm", 5, True),
         ("mathcheck_gsm_process", 5, True),
         ("mrmath", 12, True),
+        ("realmistake", 28, False),
         ("rewardbench_math", 13, True),
         ("rewardmath", 22, True),
         ("rewardmath_pairwise", 9, True),
@@ -281,7 +285,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         return proc.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 81
+    assert len(folders) == 109
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -296,7 +300,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
     sync = ["repo", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
-    assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "109 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -305,7 +309,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 200
-    assert "0 submission(s) scored, 81 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 109 unchanged, 0 removed" in cli(*sync)
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:

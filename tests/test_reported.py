@@ -58,6 +58,7 @@ def test_counts_per_benchmark_and_table(results: list[Evaluation]) -> None:
         "judgebench": 33,  # Tables 1 and 2: 14 judges each, Table 3: 5 reward models
         "processbench": 44,  # 25 judges (Table 3), 2 (Table 9's greedy decoding), 17 PRM settings
         "rewardmath": 13,  # the 13 judges whose RewardMATH accuracies arXiv:2510.13501 quotes
+        "realmistake": 12,  # the simple-prompt table's judges; its random and human columns are not
     }
     first_table = Counter((r.benchmark, r.meta["tables"][0]) for r in results)
     assert first_table["stepmathbench", "Table 3"] == 16
@@ -96,6 +97,7 @@ def test_every_result_is_labelled_reported(results: list[Evaluation]) -> None:
         "judgebench": "arXiv:2410.12784",
         "processbench": "arXiv:2412.06559",
         "rewardmath": "arXiv:2510.13501",  # the paper quoting RewardMATH's numbers
+        "realmistake": "arXiv:2404.03602",
     }
     created = {
         "stepmathbench": "2025-03-01T00:00:00+00:00",
@@ -106,6 +108,7 @@ def test_every_result_is_labelled_reported(results: list[Evaluation]) -> None:
         "judgebench": "2024-10-01T00:00:00+00:00",
         "processbench": "2024-12-01T00:00:00+00:00",
         "rewardmath": "2025-10-01T00:00:00+00:00",
+        "realmistake": "2024-04-01T00:00:00+00:00",
     }
     for r in results:
         assert r.source == "reported"

@@ -30,6 +30,9 @@ class Converted:
     # Per-item details (`<slug>.details.jsonl`, which submit picks up beside the predictions):
     # e.g. the raw reply a prediction was parsed from and the rule that read it.
     details: tuple[dict[str, Any], ...] = ()
+    # True where the paper published calls on part of the items only (ReaLMistake's
+    # self-consistency runs): submitted with --allow-partial, shown with its coverage, unranked.
+    partial: bool = False
 
 
 def shown(text: str, limit: int = 10_000) -> str:
@@ -85,6 +88,7 @@ class Imported:
     predictions: Path
     meta: Path
     n_rows: int
+    partial: bool
 
 
 def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
@@ -107,5 +111,5 @@ def write_all(converted: Iterable[Converted], out_dir: Path) -> list[Imported]:
                     handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
         else:
             details.unlink(missing_ok=True)
-        done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows)))
+        done.append(Imported(c.slug, c.judge, predictions, meta, len(c.rows), c.partial))
     return done

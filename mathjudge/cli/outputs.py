@@ -38,6 +38,8 @@ def import_outputs(benchmark: str, folder: Path | None, source_dir: Path | None,
     source = mirror.for_dataset(spec.dataset, folder or source_dir, known)
     click.echo(f"{benchmark}: source {source.how}")
     for done in write_all(registry.resolve(spec.name, spec.outputs)(benchmark, source.folder), out):
+        partial = " (part of the items, as published: --allow-partial)" if done.partial else ""
         click.echo(
-            f"{done.judge}: {done.n_rows} predictions -> {done.predictions}, {done.meta.name}"
+            f"{done.judge}: {done.n_rows} predictions{partial} -> {done.predictions}, "
+            f"{done.meta.name}"
         )

@@ -20,10 +20,12 @@ VARIANT_ORDER = (
 )
 VARIANTS = ScopeSpec("variant_name", "By problem variant", "{}", order=VARIANT_ORDER)
 PARSING = (
-    "Imported judges answered in free text; their replies are read by a documented rule "
-    "(the MathCheck authors' rule restated; mathjudge.benchmarks.mathcheck_gsm.parsing). A reply "
-    "the rule cannot read is no prediction: counted as wrong and shown as the unparsed rate, "
-    "never dropped."
+    "Imported judges answered in free text; their replies are read exactly as the MathCheck "
+    "authors' scorer reads them, quirks included (restated in "
+    "mathjudge.benchmarks.mathcheck_gsm.parsing): e.g. 'The answer is: **Incorrect**' is not "
+    "read at the colon, so the reply's last word 'correct' or 'incorrect' decides. A reply the "
+    "rule cannot read is no prediction: counted as wrong and shown as the unparsed rate, never "
+    "dropped."
 )
 
 

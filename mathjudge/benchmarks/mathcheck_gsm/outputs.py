@@ -5,10 +5,10 @@ commit), turned into submissions of `mathcheck_gsm` (outcome judging) and
 
 A file has one row per checklist item, in the checklist's order (no id: joined by position; the
 importer checks that each row's task, variant, question, solution and gold answer are the
-item's). `model_prediction` is the judge's full reply, read by `parsing`; the reply and the rule
-that read it (or "none") go to the submission's details, so every unreadable reply stays
-visible. Partial prediction files of the repository (90 or 456 rows) are not pinned and not
-imported: a judge must have answered every item to be ranked.
+item's). `model_prediction` is the judge's full reply, read by `parsing`; the reply, the rule
+that read it (or "none") and the label it was read as go to the submission's details, so every
+unreadable reply stays visible. Partial prediction files of the repository (90 or 456 rows) are
+not pinned and not imported: a judge must have answered every item to be ranked.
 """
 
 from __future__ import annotations
@@ -97,14 +97,19 @@ def convert(
         parsed = read(reply)
         rows.append({"item_id": item["item_id"], field: parsed.value})
         details.append(
-            {"item_id": item["item_id"], "reply": shown(reply), "parsed_by": parsed.parsed_by}
+            {
+                "item_id": item["item_id"],
+                "reply": shown(reply),
+                "parsed_by": parsed.parsed_by,
+                "read_as": parsed.read_as,
+            }
         )
     unparsed = sum(r[field] is None for r in rows)
     meta = {
         "judge": judge.judge,
         "model": judge.model,
         "judging": f"LLM judge, {judge.shots.replace('shot', '-shot')} prompt of the MathCheck "
-        "authors; free-text replies read by mathjudge's statement of their parsing rules",
+        "authors; free-text replies read exactly as the authors' scorer reads them",
         "benchmark": benchmark,
         "unparsed_replies": unparsed,
         "source": {

@@ -1,31 +1,38 @@
-"""Reading a MathCheck judge's free-text reply as a prediction: our own statement and code of the
-rules the MathCheck authors' scorer applies (`extract_ans.py`, in the scripts' utils folder of their
-repository at the pinned commit, as the shared SOURCE.md describes them), so that imported replies
-score as theirs do.
+"""Reading a MathCheck judge's free-text reply as a prediction exactly as the MathCheck authors'
+scorer reads it (`extract_ans.py` in the scripts' utils folder of their repository at the pinned
+commit), quirks included, so that imported replies score as theirs do. Our own statement and
+code of their rules; a kinder reading would be another metric, not this one.
 
 Outcome judging (is the solution's final answer right?), first rule that applies:
-  1. at the first "the answer is" (any case, colon optional), after spaces and markdown marks
-     (* _ " ' `), the word "correct" or "incorrect" decides;
-  2. otherwise the last whole word "correct" or "incorrect" anywhere in the reply;
+  1. the first place where "the answer is:" (any case, the colon required) is followed, after
+     any white space, by a word (letters, digits, underscores): if that word is "correct" or
+     "incorrect" (any case) it decides; any other word passes to rule 2. A mark between the
+     colon and the word ("The answer is: **Correct**") means no word follows at that place, so
+     the next such place is looked at, and with none the reply falls to rule 2;
+  2. otherwise the last whole word "correct" or "incorrect" anywhere in the reply (any case);
   3. otherwise no prediction.
-Process judging (which step is the first wrong one?), first rule that applies:
-  1. "all steps are correct" anywhere (any case): no wrong step (-1);
-  2. "the answer is" followed on its line by "step N": step N, but only when the word is
-     written "Step" or "step" (the authors' scorer turns "step" into "Step" and nothing
-     else, so "STEP 2" never matches a gold label): any other casing is unreadable;
-  3. "judgement:" followed by a word starting with "step": unreadable (the authors keep that
-     word alone, e.g. "Step" without its number, which never matches a gold label);
-  4. exactly one distinct step number named anywhere ("step N", any case): that step;
-  5. "begins/began/starts with/at step N" (any case): step N;
-  6. the reply cut at runs of . ! ?: in the second-to-last piece (the last sentence when the
-     reply ends with a stop), " correct" means no wrong step; else its first "Step N" (written
-     so: other casings are unreadable, as the authors compare the text as found); then the same
-     on the first piece;
+Process judging (which step is the first wrong one?): the reply is read as a label, and the label
+is right only when it is the gold text "Step k" exactly. First rule that applies:
+  1. "all steps are correct" anywhere (any case): no wrong step;
+  2. the first "the answer is" (any case) followed later on its line by "step", one space and
+     digits (any case, even inside a longer word such as "footstep 2"): that text, with a
+     lower-case "step" turned into "Step" and no other change ("STEP 2" stays as written);
+  3. the first "judgement:" (any case) followed, after white space, by a word: if the word
+     starts with "step" (any case), that word alone ("Step", never a step number);
+  4. every "step N" in the reply (any case): if they are all the same once lower-cased, that
+     one, capitalised ("Step N");
+  5. the first "begin", "begins", "began", "start" or "starts", a space, "at" or "with", a space
+     and "step N" (any case): "Step N";
+  6. the reply cut at runs of . ! ?: when there are several pieces, the second-to-last (the last
+     sentence when the reply ends with a stop) and then the first, each stripped of surrounding
+     white space; a single piece is taken whole. In each in turn: " correct" (any case) in it
+     means no wrong step; else its first "step N" (any case) as written;
   7. otherwise no prediction.
-An unreadable label is no prediction too: both are counted (`parsed_by` says which rule gave
-the result, or "none"), never dropped. Between "step" and its number any space character on the
-line counts (a few replies put a no-break space there): our choice, where the authors' exact
-pattern is not known to us.
+"step N" is always "step", exactly one space and digits (any Unicode digits, as the authors'
+pattern allows). A label that is not "Step k" written exactly so with k >= 1 in ASCII digits
+("STEP 2", "step 3", "Step 02", "Step") can never equal a gold label: it is kept as no
+prediction, counted as wrong and as unparsed, with the label it was (`read_as`) and the rule
+that gave it (`parsed_by`), never dropped.
 """
 
 from __future__ import annotations
@@ -34,72 +41,76 @@ import re
 from dataclasses import dataclass
 
 NO_ERROR = -1  # "all steps are correct"
+ALL_CORRECT = "All-Correct"  # the authors' label for it
 
-_MARKS = r"[\s*_\"'`]*"
-_ANSWER = re.compile(r"the answer is:?" + _MARKS + r"(incorrect|correct)\b", re.I)
-_FIRST_ANSWER = re.compile(r"the answer is", re.I)
-_WORD = re.compile(r"\b(incorrect|correct)\b", re.I)
-_ALL_CORRECT = re.compile(r"all steps are correct", re.I)
-_SPACE = r"[^\S\n]+"  # any space but a line break
-_ANSWER_STEP = re.compile(r"the answer is[^\n]*?\b(step)" + _SPACE + r"(\d+)", re.I)
-_JUDGEMENT = re.compile(r"judgement:\s*step", re.I)
-_ANY_STEP = re.compile(r"\bstep" + _SPACE + r"(\d+)", re.I)
-_BEGINS = re.compile(r"\b(?:begins|began|starts) (?:with|at) step" + _SPACE + r"(\d+)", re.I)
+_ANSWER_WORD = re.compile(r"the answer is:\s*(\w+)", re.I)
+_VERDICT_WORD = re.compile(r"\b(correct|incorrect)\b", re.I)
+_STEP = r"step \d+"
+_ALL_STEPS_CORRECT = re.compile(r"all steps are correct", re.I)
+_ANSWER_STEP = re.compile(r"the answer is.*?(" + _STEP + ")", re.I)  # `.` stops at a newline
+_JUDGEMENT_WORD = re.compile(r"judgement:\s*(\w+)", re.I)
+_ANY_STEP = re.compile(_STEP, re.I)
+_BEGINS_AT = re.compile(r"(?:begins?|began|starts?) (?:at|with) (" + _STEP + ")", re.I)
 _STOPS = re.compile(r"[.!?]+")
-_WRITTEN_STEP = re.compile(r"\bStep" + _SPACE + r"(\d+)")
+_GOLD_FORM = re.compile(r"Step ([1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
 class Parsed:
     value: bool | int | None  # outcome: True = correct; process: a step, NO_ERROR or None
-    parsed_by: str  # the rule that gave the value ("none": no prediction)
+    parsed_by: str  # the rule that gave the label ("none": no rule did)
+    read_as: str | None = None  # the label the rule gave, as the authors compare it
 
 
 def outcome(reply: str) -> Parsed:
-    first = _FIRST_ANSWER.search(reply)
-    if first is not None:
-        match = _ANSWER.match(reply, first.start())
-        if match is not None:
-            return Parsed(match.group(1).lower() == "correct", "the answer is")
-    words = _WORD.findall(reply)
+    answer = _ANSWER_WORD.search(reply)
+    if answer is not None and answer.group(1).lower() in ("correct", "incorrect"):
+        word = answer.group(1).lower()
+        return Parsed(word == "correct", "the answer is:", word.capitalize())
+    words = _VERDICT_WORD.findall(reply)
     if words:
-        return Parsed(words[-1].lower() == "correct", "last correct/incorrect")
+        word = words[-1].lower()
+        return Parsed(word == "correct", "last correct/incorrect", word.capitalize())
     return Parsed(None, "none")
 
 
-def _sentence(piece: str) -> int | str | None:
-    """Rule 6 on one piece: NO_ERROR, a step, "unreadable", or None when it says nothing."""
-    if " correct" in piece:
-        return NO_ERROR
+def _label(rule: str, label: str) -> Parsed:
+    """A process label as a prediction: no wrong step, a step, or unreadable."""
+    if label == ALL_CORRECT:
+        return Parsed(NO_ERROR, rule, label)
+    gold_form = _GOLD_FORM.fullmatch(label)
+    if gold_form is None:
+        return Parsed(None, f"{rule}, unreadable", label)
+    return Parsed(int(gold_form.group(1)), rule, label)
+
+
+def _piece(piece: str) -> str | None:
+    """Rule 6 on one piece of the reply: the label it gives, or None when it says nothing."""
+    if " correct" in piece.lower():
+        return ALL_CORRECT
     step = _ANY_STEP.search(piece)
-    if step is None:
-        return None
-    written = _WRITTEN_STEP.match(piece, step.start())
-    return int(written.group(1)) if written else "unreadable"
+    return step.group(0) if step is not None else None
 
 
 def process(reply: str) -> Parsed:
-    if _ALL_CORRECT.search(reply):
-        return Parsed(NO_ERROR, "all steps are correct")
+    if _ALL_STEPS_CORRECT.search(reply):
+        return _label("all steps are correct", ALL_CORRECT)
     answer = _ANSWER_STEP.search(reply)
     if answer is not None:
-        if answer.group(1) in ("Step", "step"):
-            return Parsed(int(answer.group(2)), "the answer is: step N")
-        return Parsed(None, "the answer is: step N, unreadable casing")
-    if _JUDGEMENT.search(reply):
-        return Parsed(None, "judgement: step, no number")
-    named = {int(n) for n in _ANY_STEP.findall(reply)}
+        return _label("the answer is: step N", answer.group(1).replace("step", "Step"))
+    judgement = _JUDGEMENT_WORD.search(reply)
+    if judgement is not None and judgement.group(1).lower().startswith("step"):
+        return _label("judgement: step", judgement.group(1).replace("step", "Step"))
+    named = {s.lower() for s in _ANY_STEP.findall(reply)}
     if len(named) == 1:
-        return Parsed(named.pop(), "one step named")
-    begins = _BEGINS.search(reply)
+        return _label("one step named", named.pop().capitalize())
+    begins = _BEGINS_AT.search(reply)
     if begins is not None:
-        return Parsed(int(begins.group(1)), "begins with step N")
+        return _label("begins with step N", begins.group(1).capitalize())
     pieces = _STOPS.split(reply)
-    candidates = [pieces[-2]] if len(pieces) >= 2 else []
-    for piece in [*candidates, pieces[0]]:
-        found = _sentence(piece)
-        if isinstance(found, str):  # "unreadable"
-            return Parsed(None, "closing sentence, unreadable casing")
-        if found is not None:
-            return Parsed(found, "closing sentence")
+    last, first = (pieces[-2].strip(), pieces[0].strip()) if len(pieces) > 1 else (reply, reply)
+    for rule, piece in (("last sentence", last), ("first sentence", first)):
+        label = _piece(piece)
+        if label is not None:
+            return _label(rule, label)
     return Parsed(None, "none")
