@@ -1,4 +1,5 @@
-"""An item view does a bounded amount of work whatever a judge's details hold (issue 29;
+"""An item view does a bounded amount of work whatever a judge's details hold, and a link whose
+fragment names no item says so instead of showing the fragment as the page's heading (issue 29;
 Debian's Chromium).
 
 The site is built here from the real StepMathBench with one judge whose details a store could
@@ -84,3 +85,15 @@ def test_a_long_text_is_shown_a_batch_at_a_time(page: Page, item_site: Path) -> 
     formula = details.locator("p").nth(390)  # "$390$", in the second batch
     formula.scroll_into_view_if_needed()
     formula.locator(".katex").wait_for()  # typeset as it comes into view
+
+
+def test_a_fragment_that_names_no_item_is_never_the_heading(page: Page, item_site: Path) -> None:
+    """`item.html#NOTICE%3A…` showed the fragment as the page's <h1>."""
+    open_item(page, item_site, "NOTICE%3A%20this%20judge%20was%20disqualified")
+    page.wait_for_selector("[data-slot=status]:not([hidden])")
+    assert page.locator("h1").inner_text() == "No such item"
+    assert page.locator("[data-slot=status]").inner_text().startswith("No such item")
+    assert "disqualified" not in page.locator("main").inner_text()
+    open_item(page, item_site, "stepmath-3")  # a real item after it: its own heading
+    page.wait_for_selector("html[data-item='stepmath-3']", state="attached")
+    assert page.locator("h1").inner_text() == "stepmath-3"

@@ -190,6 +190,7 @@
     var base = root.getAttribute("data-base");
     var bench = root.getAttribute("data-bench");
     var slot = function (name) { return root.querySelector("[data-slot=" + name + "]"); };
+    var heading = slot("title").textContent;  /* the page's own, until an item is found */
     var refs = {};
     var template = document.getElementById("judge-refs");
     all(template.content, "[data-j]").forEach(function (span) { refs[span.getAttribute("data-j")] = span; });
@@ -203,12 +204,18 @@
       var id = fragment();
       ["pager", "facts", "calls-section"].forEach(function (n) { slot(n).hidden = true; });
       slot("texts").textContent = "";
+      slot("title").textContent = heading;
       if (!id) { status("No item chosen: pick one from the item list."); return; }
-      slot("title").textContent = id;  /* at once: nothing above the item moves when it loads */
       load(base, bench, "index").then(function (index) {
         var at = -1;
         for (var i = 0; i < index.items.length; i++) if (index.items[i][0] === id) { at = i; break; }
-        if (at < 0) { status("This benchmark has no item “" + id + "”."); return null; }
+        if (at < 0) {
+          /* the fragment is the link's, not the benchmark's: never shown as the heading */
+          slot("title").textContent = "No such item";
+          status("No such item: this benchmark has no item with the id this link names. " +
+            "Pick one from the item list.");
+          return null;
+        }
         var row = index.items[at];
         var k = Math.floor(at / index.calls_chunk);
         return Promise.all([load(base, bench, "text-" + row[3]), load(base, bench, "calls-" + k)])
