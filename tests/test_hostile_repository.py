@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from conftest import write_jsonl
-from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.errors import MathJudgeError, ValidationFailed
 from mathjudge.cli import main
 from mathjudge.repo.folder import find_folders
 from mathjudge.repo.submit import submit
@@ -357,3 +358,40 @@ def test_a_file_swapped_while_it_is_scored_never_mixes_scores_and_checksums(
                            datasets_dir=datasets_dir, n_boot=int(B))  # fmt: skip
     assert stored == hashlib.sha256(honest).hexdigest() == direct.sha256
     assert mse == next(s.value for s in direct.scores if (s.scope, s.metric) == ("overall", "mse"))
+
+
+# --- 8. no item's details can make its view do unbounded work -----------------------------------
+
+# Issue 29: 40 rows of "x\n\n" x 3,300 for one item (660 KB, 132,000 paragraphs) made its item
+# view take 34 s to load; 65 runs' rows, or 21 rows of 9,999 characters, pass the other bounds.
+PER_ITEM = {
+    "paragraphs": ([{"item_id": "stepmath-1", "why": "x\n\n" * 3300}] * 40,
+                   "details.jsonl:1 [why]: the details of item 'stepmath-1' pass 2,000 "
+                   "paragraphs"),
+    "rows": ([{"item_id": "stepmath-1", "run": k, "why": "+1"} for k in range(65)],
+             "details.jsonl:65 [item_id]: item 'stepmath-1' has more than 64 details rows"),
+    "characters": ([{"item_id": "stepmath-1", "why": "y" * 9999}] * 21,
+                   "details.jsonl:21 [why]: the details of item 'stepmath-1' pass 200,000 "
+                   "characters"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("bound", sorted(PER_ITEM))
+def test_details_past_what_one_item_view_shows_are_refused_at_the_line(
+    repo: Path, datasets_dir: Path, tmp_path: Path, bound: str
+) -> None:
+    rows, message = PER_ITEM[bound]
+    folder = repo / FOLDER
+    write_jsonl(folder / "details.jsonl", rows)
+    rehash(folder)
+    out = refused(check(repo, datasets_dir), message)
+    assert out.count("pass") + out.count("has more than") == 1  # once per item, not per row
+    # `submit` refuses the same file before writing anything.
+    write_jsonl(tmp_path / "again.jsonl", [json.loads(line) for line in
+                (folder / "predictions.jsonl").read_text().splitlines()])  # fmt: skip
+    write_jsonl(tmp_path / "again.details.jsonl", rows)
+    (tmp_path / "meta.yaml").write_text(META.replace("Plus one", "Again"), encoding="utf-8")
+    with pytest.raises(ValidationFailed, match=re.escape(message.split(":", 1)[1])):
+        submit("stepmathbench", tmp_path / "again.jsonl", tmp_path / "meta.yaml", repo,
+               datasets_dir=datasets_dir)  # fmt: skip
+    assert [p.name for p in (repo / "submissions" / "stepmathbench").iterdir()] == ["plus-one"]

@@ -24,6 +24,13 @@ MAX_META_DEPTH = 8
 MAX_META_ENTRIES = 1_000
 # Integers beyond it are not exact in JSON readers, JavaScript or a DOUBLE column.
 MAX_EXACT_INT = 2**53
+# A judge's details on one item, as an item view shows them: its rows (one per run) and their
+# texts, split into paragraphs at blank lines. `check`, `submit` and `sync` refuse more; the
+# site cuts what a store holds beyond them (the largest real item: 1 row, 11,094 characters, 45
+# paragraphs; 660 KB of blank-line paragraphs for one item took an item view 34 s to load).
+MAX_ITEM_DETAIL_ROWS = 64
+MAX_ITEM_DETAIL_CHARS = 200_000
+MAX_ITEM_DETAIL_PARAGRAPHS = 2_000
 # Summary of meta for pages and leaderboard.json: the full meta is a download.
 SUMMARY_ENTRIES = 20
 SUMMARY_CHARS = 200
@@ -125,6 +132,21 @@ def check_meta(meta: Any, where: str) -> dict[str, Any]:
         what, problem = found
         raise MathJudgeError(f"{where}: meta: {what} {problem}")
     return meta
+
+
+def shown_text(value: Any) -> str:
+    """A details value as an item view shows it: text as it is, any other value as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def paragraphs(text: str) -> int:
+    """How many paragraphs an item view makes of `text`: runs of lines that are not blank."""
+    count, blank = 0, True
+    for line in text.split("\n"):
+        if line.strip() and blank:
+            count += 1
+        blank = not line.strip()
+    return count
 
 
 def summary(meta: dict[str, Any]) -> dict[str, str]:

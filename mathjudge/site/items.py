@@ -33,6 +33,13 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mathjudge.base.display import (
+    MAX_ITEM_DETAIL_CHARS,
+    MAX_ITEM_DETAIL_PARAGRAPHS,
+    MAX_ITEM_DETAIL_ROWS,
+    paragraphs,
+    shown_text,
+)
 from mathjudge.spec.document import (
     BenchmarkDocument,
     BoardSubmission,
@@ -52,6 +59,7 @@ AGREES = {
 CALLS_CHUNK = 250  # items per calls file
 TEXT_CHUNK_BYTES = 100_000  # a texts file closes once it holds about this much
 MAX_DETAIL_CHARS = 20_000  # per value of a judge's details (reasoning is kept whole below it)
+CUT = ["cut", "more than one item view shows; the whole details are in the details download"]
 MAX_FACET_VALUES = 30  # a text column with at most this many short values is a filter
 MAX_FACET_CHARS = 60
 MAX_FALLBACK_TEXTS = 4  # text columns shown for a benchmark that declares none
@@ -233,18 +241,25 @@ def _quote(text: str) -> str:
 
 
 def _details_lines(entries: list[dict[str, Any]]) -> list[list[str]]:
-    """A judge's details on one item as (key, text) lines, one block per run."""
-    lines = []
-    for entry in entries:
+    """A judge's details on one item as (key, text) lines, one block per run, within the
+    bounds of one item view (`check` refuses more; the rest of what an older store holds is
+    left to the details download)."""
+    lines: list[list[str]] = []
+    chars = paras = 0
+    for entry in entries[:MAX_ITEM_DETAIL_ROWS]:
         prefix = f"run {entry['run']}: " if entry.get("run") is not None else ""
         for key, value in entry.items():
             if key == "run":
                 continue
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            text = shown_text(value)
             if len(text) > MAX_DETAIL_CHARS:
                 text = text[:MAX_DETAIL_CHARS] + "…"
+            chars += len(text)
+            paras += paragraphs(text)
+            if chars > MAX_ITEM_DETAIL_CHARS or paras > MAX_ITEM_DETAIL_PARAGRAPHS:
+                return [*lines, CUT]
             lines.append([prefix + str(key), text])
-    return lines
+    return [*lines, CUT] if len(entries) > MAX_ITEM_DETAIL_ROWS else lines
 
 
 def _details_table(details: dict[str, dict[str, list[dict[str, Any]]]]) -> pa.Table:

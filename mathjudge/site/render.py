@@ -388,7 +388,7 @@ def _assets(site: Path) -> None:
         (site / "assets" / name).write_text(folder.joinpath(name).read_text("utf-8"), "utf-8")
     katex = folder.joinpath("katex")
     (site / "assets" / "katex" / "fonts").mkdir(parents=True, exist_ok=True)
-    for name in ("katex.min.js", "katex.min.css", "auto-render.min.js", "LICENSE"):
+    for name in ("katex.min.js", "katex.min.css", "LICENSE"):
         (site / "assets" / "katex" / name).write_bytes(katex.joinpath(name).read_bytes())
     for font in katex.joinpath("fonts").iterdir():
         if font.name.endswith(".woff2"):

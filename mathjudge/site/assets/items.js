@@ -6,8 +6,8 @@
      filters: scope columns, one judge's calls, "only where the judge disagrees with gold".
    - The item view (items/<benchmark>/item.html#ID) shows one item: its scope values and gold
      labels, every judge's call with its reasoning, and its texts. Everything from the data is
-     put in the page as text (textContent), never as markup; math is typeset lazily, paragraph
-     by paragraph as it scrolls into view, so no long task blocks the page. */
+     put in the page as text (textContent), never as markup; texts are shown by math.js, the
+     site's one rendering path for text with math. */
 (function () {
   "use strict";
 
@@ -178,111 +178,19 @@
     changed();
   }
 
-  /* --- Math, typeset lazily ---------------------------------------------------------------- */
-
-  var MATH = /\$|\\\(|\\\[/;  /* $, \( or \[: a paragraph with something to typeset */
-  var queue = [];
-  var busy = false;
-  var katex = null;  /* a promise: KaTeX and math.js, loaded once the first formula is in view */
-  var assets = "";
-  var seen = typeof IntersectionObserver === "function" ? new IntersectionObserver(function (entries) {
-    entries.forEach(function (e) {
-      if (e.isIntersecting) { seen.unobserve(e.target); typeset(e.target); }
-    });
-  }, { rootMargin: "0px 0px 300px 0px" }) : null;
-
-  function script(src) {
-    return new Promise(function (resolve, reject) {
-      var el = document.createElement("script");
-      el.src = src;
-      el.onload = resolve;
-      el.onerror = function () { reject(new Error("could not load " + src)); };
-      document.head.appendChild(el);
-    });
-  }
-
-  function loadMath() {
-    if (!katex) {
-      var css = document.createElement("link");
-      css.rel = "stylesheet";
-      css.href = assets + "katex/katex.min.css";
-      document.head.appendChild(css);
-      katex = script(assets + "katex/katex.min.js")
-        .then(function () { return script(assets + "katex/auto-render.min.js"); })
-        .then(function () { return script(assets + "math.js"); });
-    }
-    return katex;
-  }
-
-  function typeset(el) {
-    queue.push(el);
-    if (busy) return;
-    busy = true;
-    loadMath().then(function () { setTimeout(next, 0); }, function () { busy = false; });
-  }
-
-  /* One paragraph per task, so typesetting a long proof never blocks the page for long. */
-  function next() {
-    var el = queue.shift();
-    if (el && typeof window.mathjudgeMath === "function") window.mathjudgeMath(el);
-    if (queue.length) setTimeout(next, 0);
-    else busy = false;
-  }
-
-  function lazyMath(el) {
-    if (!MATH.test(el.textContent)) return;
-    if (seen) seen.observe(el); else typeset(el);
-  }
-
-  /* Blocks of a text: its paragraphs (split at blank lines), long ones cut at line ends into
-     pieces of about PIECE characters, never inside a display formula; each is typeset alone. */
-  var PIECE = 400;
-
-  function balanced(text) {
-    var dollars = (text.match(/\$\$/g) || []).length;
-    var brackets = (text.match(/\\\[/g) || []).length - (text.match(/\\\]/g) || []).length;
-    return dollars % 2 === 0 && brackets <= 0;
-  }
-
-  function pieces(text) {
-    var out = [];
-    var open = "";
-    var fresh = true;  /* the next piece starts a paragraph */
-    text.split("\n").forEach(function (line) {
-      if (!line.trim() && balanced(open)) {
-        if (open) out.push({ text: open, paragraph: fresh });
-        open = "";
-        fresh = true;
-        return;
-      }
-      open = open ? open + "\n" + line : line;
-      if (open.length >= PIECE && balanced(open)) {
-        out.push({ text: open, paragraph: fresh });
-        open = "";
-        fresh = false;
-      }
-    });
-    if (open) out.push({ text: open, paragraph: fresh });
-    return out;
-  }
-
+  /* A text (an item's, or a judge's details) as the site shows every text: paragraphs whose
+     math is typeset as they scroll into view, at most a bounded number at first (math.js). */
   function textBlock(text, className) {
-    var box = element("div", null, className);
-    pieces(text).forEach(function (piece) {
-      var part = element("p", piece.text, piece.paragraph ? "tex" : "tex cont");
-      box.appendChild(part);
-      lazyMath(part);
-    });
-    return box;
+    return window.mathjudgeMath.text(text, className);
   }
 
   /* --- The item view ----------------------------------------------------------------------- */
 
   function itemView(root) {
-    assets = root.getAttribute("data-assets");
     var base = root.getAttribute("data-base");
     var bench = root.getAttribute("data-bench");
     var slot = function (name) { return root.querySelector("[data-slot=" + name + "]"); };
+    var heading = slot("title").textContent;  /* the page's own, until an item is found */
     var refs = {};
     var template = document.getElementById("judge-refs");
     all(template.content, "[data-j]").forEach(function (span) { refs[span.getAttribute("data-j")] = span; });
@@ -296,12 +204,18 @@
       var id = fragment();
       ["pager", "facts", "calls-section"].forEach(function (n) { slot(n).hidden = true; });
       slot("texts").textContent = "";
+      slot("title").textContent = heading;
       if (!id) { status("No item chosen: pick one from the item list."); return; }
-      slot("title").textContent = id;  /* at once: nothing above the item moves when it loads */
       load(base, bench, "index").then(function (index) {
         var at = -1;
         for (var i = 0; i < index.items.length; i++) if (index.items[i][0] === id) { at = i; break; }
-        if (at < 0) { status("This benchmark has no item “" + id + "”."); return null; }
+        if (at < 0) {
+          /* the fragment is the link's, not the benchmark's: never shown as the heading */
+          slot("title").textContent = "No such item";
+          status("No such item: this benchmark has no item with the id this link names. " +
+            "Pick one from the item list.");
+          return null;
+        }
         var row = index.items[at];
         var k = Math.floor(at / index.calls_chunk);
         return Promise.all([load(base, bench, "text-" + row[3]), load(base, bench, "calls-" + k)])
