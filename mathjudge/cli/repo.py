@@ -148,11 +148,12 @@ def repo_check(
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
     Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
     on the command line, where a file name could pass for an option."""
+    from mathjudge.base.names import printed
     from mathjudge.repo.sync import check
 
     checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
     for folder, result in checked:
-        _echo(f"\n{folder.name}: {result.judge} (version {folder.record.version})")
+        _echo(f"\n{folder.name}: {printed(result.judge)} (version {folder.record.version})")
         click.echo(
             f"  coverage {result.coverage:.1%}{' (partial)' if result.partial else ''}, "
             f"{result.n_items} items, fields: {', '.join(result.fields)}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
+from mathjudge.base import names
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.repo.confined import shown
@@ -33,6 +34,7 @@ from mathjudge.repo.folder import (
     meta_yaml,
     read_folder,
     read_meta,
+    same_judge,
     sha256,
     slug_of,
 )
@@ -85,13 +87,15 @@ def submit(
     if not SLUG.fullmatch(slug):
         raise MathJudgeError(f"--slug {slug!r}: use lower-case letters, digits, '.', '_', '-'")
     owners = claimed(repo, benchmark)
-    for identity in sorted(identities(benchmark, meta)):
-        owner = owners.get(identity, slug)
+    for key, identity in sorted(identities(benchmark, meta).items()):
+        owner, judge = owners.get(key, (slug, meta.judge))
         if owner != slug:
             raise MathJudgeError(
                 f"{shown(repo / SUBMISSIONS / benchmark / owner)} holds the judge "
-                f"{meta.judge!r} already ({identity}): a judge belongs to one submission folder; "
-                f"submit a new version of it with --slug {owner}, or give this judge another name"
+                f"{names.shown(judge)} already ({same_judge(judge, meta.judge, identity)}). "
+                "A judge belongs to one "
+                f"submission folder; submit a new version of it with --slug {owner}, or give "
+                "this judge a name of its own, which does not look like one on the board"
             )
     checked = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
     details = details if details is not None else details_beside(file)
