@@ -34,7 +34,7 @@ from pydantic_core import ErrorDetails
 from mathjudge import registry
 from mathjudge.base import names, safejson, safeyaml, sidefiles
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.base.escaping import printable
+from mathjudge.base.escaping import listed, printable
 from mathjudge.repo import confined
 from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
@@ -238,16 +238,16 @@ def read_folder(repo: Path, benchmark: str, slug: str) -> Folder:
         record = parse_record(
             confined.read_file(fd, RECORD, record_path, limit(), what), shown(record_path)
         )
-        listed = set(record.files)
-        if set(present) - {RECORD} != listed:
-            extra = sorted(set(present) - {RECORD} - listed)
-            missing = sorted(listed - set(present))
+        recorded = set(record.files)
+        if set(present) - {RECORD} != recorded:
+            extra = sorted(set(present) - {RECORD} - recorded)
+            missing = sorted(recorded - set(present))
             raise MathJudgeError(
                 f"{shown(path)}: the files differ from {RECORD}"
-                + (f"; not listed: {', '.join(map(printable, extra))}" if extra else "")
-                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; not listed: {listed(extra)}" if extra else "")
+                + (f"; missing: {listed(missing)}" if missing else "")
             )
-        if sum(n in listed for n in PREDICTIONS) != 1 or META not in listed:
+        if sum(n in recorded for n in PREDICTIONS) != 1 or META not in recorded:
             raise MathJudgeError(
                 f"{shown(path)}: a submission holds one predictions file "
                 f"({', '.join(PREDICTIONS)}), {META} and optionally {DETAILS}"
@@ -257,7 +257,7 @@ def read_folder(repo: Path, benchmark: str, slug: str) -> Folder:
                 f"{shown(record_path)}: names another folder than the one it is in"
             )
         meta = None
-        for name in sorted(listed):  # every file hashed; only the meta is kept, parsed
+        for name in sorted(recorded):  # every file hashed; only the meta is kept, parsed
             data = _checked_read(fd, path, name, record.files[name])
             if name == META:
                 meta = parse_meta(data, shown(path / META))

@@ -23,6 +23,7 @@ from typing import Any
 
 from mathjudge import registry, store
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import listed
 from mathjudge.base.names import printed
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.document.reported import import_reported
@@ -181,8 +182,7 @@ def needed_datasets(repo: Path, only: list[str] | None = None) -> list[str]:
         names = set(subfolders(repo, SUBMISSIONS))
         unknown = sorted(names - set(registry.names()))
         if unknown:
-            listed = ", ".join(shown(n) for n in unknown)
-            raise MathJudgeError(f"{shown(repo / SUBMISSIONS)}: not benchmarks: {listed}")
+            raise MathJudgeError(f"{shown(repo / SUBMISSIONS)}: not benchmarks: {listed(unknown)}")
     else:
         names = set()
     return sorted({registry.get(n).dataset for n in names})
