@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
 
 from mathjudge import registry
 from mathjudge.base import names, safejson, safeyaml, sidefiles
@@ -38,6 +37,7 @@ from mathjudge.base.escaping import listed, printable
 from mathjudge.repo import confined
 from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
+from mathjudge.repo.schemamessages import guide, schema_problems
 from mathjudge.spec.folder import FileName, FolderRecord, SubmissionMeta
 from mathjudge.validate.submission import max_bytes
 
@@ -82,36 +82,28 @@ def _text(data: bytes, where: str, what: str) -> str:
         ) from None
 
 
-def _schema_problems(where: str, exc: ValidationError, what: str) -> str:
-    return "\n".join(
-        f"  {where} [{printable('.'.join(map(str, e['loc']))) or 'top level'}]: {_message(e, what)}"
-        for e in exc.errors()
-    )
-
-
-def _message(error: ErrorDetails, what: str) -> str:
-    if error["type"] == "missing":
-        return "missing (a required field)"
-    if error["type"] == "extra_forbidden":
-        return f"not a field of {what} (see the Submit page for the fields)"
-    return printable(str(error["msg"]).removeprefix("Value error, "))
-
-
 def parse_meta(data: bytes, where: str) -> SubmissionMeta:
     """A meta from the bytes of a `meta.yaml` (see `safeyaml`); every problem located by the
     line or the field."""
-    loaded = safeyaml.load(_text(data, where, "meta file"), where)
+    text = _text(data, where, "meta file")
+    loaded = safeyaml.load(text, where)
     if not isinstance(loaded, dict):
-        raise MathJudgeError(f"{where}: the meta must be a mapping of fields (see the Submit page)")
-    return _validated(SubmissionMeta, loaded, where, "the meta")
+        raise MathJudgeError(
+            f"{where}: the meta must be a mapping of fields, as meta.example.yaml is (the "
+            f"fields: {guide()})"
+        )
+    return _validated(SubmissionMeta, loaded, where, "the meta", text)
 
 
-def _validated(model: type[M], data: dict[str, Any], where: str, what: str) -> M:
+def _validated(
+    model: type[M], data: dict[str, Any], where: str, what: str, text: str | None = None
+) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise MathJudgeError(
-            f"{where}: {what} breaks its schema:\n{_schema_problems(where, exc, what)}"
+            f"{where}: {what} breaks its schema (the fields: {guide()}):\n"
+            f"{schema_problems(where, exc, model, what, text)}"
         ) from None
     except MathJudgeError as exc:
         raise MathJudgeError(f"{where}: {exc}") from None

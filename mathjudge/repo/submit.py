@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
-from mathjudge.base import names
+from mathjudge.base import names, safeyaml
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.repo.confined import shown
@@ -39,7 +39,7 @@ from mathjudge.repo.folder import (
     slug_of,
 )
 from mathjudge.scoring.evaluator import validate_file
-from mathjudge.spec.folder import FolderRecord
+from mathjudge.spec.folder import FolderRecord, SubmissionMeta
 from mathjudge.validate.submission import FORMATS
 
 
@@ -52,6 +52,26 @@ class Submitted:
     n_expected: int
     fields: tuple[str, ...]
     details: int  # rows of the details file (0: none)
+    placeholders: tuple[str, ...] = ()  # fields of the meta still as meta.example.yaml has them
+
+
+def placeholders(meta: SubmissionMeta) -> tuple[str, ...]:
+    """The fields of `meta` that still hold meta.example.yaml's values (copied and not
+    replaced), and a `kind` the example gives that cannot be this judge's (a language-model
+    kind for a judge with model 'none')."""
+    from mathjudge.repo.scaffold import template_text
+
+    example = safeyaml.parse(template_text("meta.example.yaml"))
+    given = meta.stored()
+    same: list[str] = [
+        name
+        for name in ("judge", "model", "model_version", "organization", "link", "prompt",
+                     "contact", "converted_from")
+        if name in given and given[name] == example.get(name)
+    ]  # fmt: skip
+    if meta.kind is not None and meta.kind == example.get("kind") and meta.model == "none":
+        same.append("kind")
+    return tuple(same)
 
 
 def details_beside(predictions: Path) -> Path | None:
@@ -120,7 +140,7 @@ def submit(
     if target.exists():
         old = read_folder(repo, benchmark, slug).record
         if old.files == files and old.options.model_dump() == options:
-            return _done(target, "unchanged", old.version, checked, len(rows))
+            return _done(target, "unchanged", old.version, checked, len(rows), meta)
         earlier = old.model_dump(include={"version", "submitted", "files", "options"})
         record["version"] = old.version + 1
         record["history"] = [*(h.model_dump() for h in old.history), earlier]
@@ -136,7 +156,7 @@ def submit(
         (tmp / META).write_text(meta_text, encoding="utf-8")
         text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
         (tmp / RECORD).write_text(text, encoding="utf-8")
-    return _done(target, status, record["version"], checked, len(rows))
+    return _done(target, status, record["version"], checked, len(rows), meta)
 
 
 # The file name extension each format is written under.
@@ -151,7 +171,9 @@ def _text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _done(target: Path, status: str, version: int, checked: Any, details: int) -> Submitted:
+def _done(
+    target: Path, status: str, version: int, checked: Any, details: int, meta: SubmissionMeta
+) -> Submitted:
     return Submitted(
         folder=target,
         status=status,
@@ -160,4 +182,5 @@ def _done(target: Path, status: str, version: int, checked: Any, details: int) -
         n_expected=checked.n_expected,
         fields=tuple(checked.fields),
         details=details,
+        placeholders=placeholders(meta),
     )
