@@ -89,7 +89,7 @@ def schema_problems(
         name = loc[0] if loc else ""
         example = _example(model, name) if len(loc) <= 2 else None
         if error["type"] == "missing":
-            said = "missing, a required field" + (f"; e.g. {example}" if example else "")
+            said = "missing (a required field)" + (f"; e.g. {example}" if example else "")
         elif error["type"] == "extra_forbidden":
             said = (
                 f"not a field of {what}; {_did_you_mean(name, fields)}the fields are "
