@@ -487,3 +487,109 @@ def test_the_scope_job_runs_from_the_base_and_refuses_changes_outside_submission
     assert "changes 2 file(s) outside submissions/" in out
     assert ".github/CODEOWNERS\n.github/workflows/leaderboard.yml\n" in out
     assert "::stop-commands::" in out  # the names are printed as text only
+
+
+def test_init_writes_codeowners_for_the_scorer_and_the_workflows(
+    tmp_path: Path, initialised: Path
+) -> None:
+    owners = (initialised / ".github" / "CODEOWNERS").read_text()
+    assert "/scorer/ @OWNER\n/.github/ @OWNER\n" in owners and "placeholder" in owners
+    wheel = next((initialised / "scorer").glob("*.whl"))
+    args = ["repo", "init", "--wheel", str(wheel)]
+    done = CliRunner().invoke(main, [*args, str(tmp_path / "a")])
+    assert "code owners: replace @OWNER in .github/CODEOWNERS" in done.output
+    done = CliRunner().invoke(
+        main, [*args, str(tmp_path / "b"), "--owner", "@maintainer", "--owner", "@org/reviewers"]
+    )
+    assert done.exit_code == 0, done.output
+    owners = (tmp_path / "b" / ".github" / "CODEOWNERS").read_text()
+    assert "/scorer/ @maintainer @org/reviewers\n/.github/ @maintainer @org/reviewers\n" in owners
+    assert "@OWNER" not in owners and "code owners:" not in done.output
+    refused = CliRunner().invoke(main, [*args, str(tmp_path / "c"), "--owner", "me\n* @x"])
+    assert refused.exit_code == 1 and "--owner me\\n* @x: a GitHub user" in refused.output
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, initialised: Path) -> dict[str, Any]:
+    """A virtualenv where mathjudge is installed from its wheel (the scorer lock of a board,
+    as a submitter installs it), without the build backend; and what runs commands in it."""
+    wheelhouse = Path(os.environ.get("MATHJUDGE_WHEELHOUSE") or REPO / ".wheelhouse")
+    if not (wheelhouse / "backend.lock").is_file():
+        pytest.fail(f"no build backend in {wheelhouse}: scripts/test fetches its wheels there")
+    root = tmp_path_factory.mktemp("installed")
+    shutil.copytree(initialised / "scorer", root / "scorer")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8",
+        "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "HTTP_PROXY": closed_port_url(), "HTTPS_PROXY": closed_port_url(),
+    }  # fmt: skip
+    subprocess.run(
+        ["python", "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
+         "scorer/requirements.lock"], cwd=root, env=env, check=True,
+    )  # fmt: skip
+    return {"root": root, "env": env}
+
+
+def _in(installed: dict[str, Any], *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        list(args), cwd=installed["root"], env={**installed["env"], **env},
+        capture_output=True, text=True,
+    )  # fmt: skip
+
+
+def test_init_from_an_installed_package_pins_what_it_was_installed_from(
+    installed: dict[str, Any], initialised: Path
+) -> None:
+    """`repo init` from an installed package said only "pass --wheel FILE"."""
+    root = installed["root"]
+    assert _in(installed, "python", "-c", "import hatchling").returncode == 1
+    done = _in(installed, "mathjudge", "repo", "init", "board")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (root / "scorer").glob("*.whl")
+    assert f"from the wheel mathjudge was installed from ({wheel})" in done.stdout
+    assert (root / "board" / "scorer" / wheel.name).read_bytes() == wheel.read_bytes()
+    # That wheel gone, init says how to name a source, and writes nothing.
+    wheel.rename(wheel.with_suffix(".gone"))
+    try:
+        done = _in(installed, "mathjudge", "repo", "init", "again")
+    finally:
+        wheel.with_suffix(".gone").rename(wheel)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "which is not here to pin; name the source of this mathjudge: the wheel" in done.stderr
+    assert "(--wheel mathjudge-" in done.stderr and "(--git URL@COMMIT)" in done.stderr
+    assert not (root / "again").exists()
+
+
+def test_init_builds_the_wheel_from_a_git_url_at_a_commit_without_a_build_backend(
+    installed: dict[str, Any], tmp_path: Path
+) -> None:
+    """In a clone, init needed hatchling, which only the set-up scripts install: now it installs
+    the pinned one by hash where it is missing (here from the wheel folder, as from PyPI)."""
+    origin = tmp_path / "mathjudge.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(REPO), str(origin))
+    commit = _git(origin, "rev-parse", "HEAD").strip()
+    done = _in(installed, "mathjudge", "repo", "init", str(tmp_path / "board"), "--git",
+               f"file://{origin}@{commit}")  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"from file://{origin} at commit {commit}" in done.stdout
+    lock = (tmp_path / "board" / "scorer" / "requirements.lock").read_text()
+    assert f"from file://{origin} at commit {commit}," in lock
+    # The same from a clone mathjudge runs from (an editable install made with pip's build
+    # isolation leaves no backend behind).
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(origin), str(clone))
+    done = _in(installed, "python", "-m", "mathjudge", "repo", "init", str(tmp_path / "b2"),
+               PYTHONPATH=str(clone))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"from commit {commit}" in done.stdout
+    built = next((tmp_path / "b2" / "scorer").glob("*.whl")).read_bytes()
+    assert built == next((tmp_path / "board" / "scorer").glob("*.whl")).read_bytes()
+    refused = _in(installed, "mathjudge", "repo", "init", str(tmp_path / "b3"), "--git",
+                  f"file://{origin}@main")  # fmt: skip
+    assert refused.returncode == 1 and "a full commit, URL@COMMIT (40 hex digits" in (
+        refused.stderr
+    )

@@ -107,7 +107,7 @@ def _backend_path(root: Path, scratch: Path) -> str | None:
             f"requirements.lock to install it from; install it: python -m pip install {BACKEND}"
         )
     pins = scratch / "backend.lock"
-    pins.write_text(_backend_pins(lock.read_text("utf-8")), encoding="utf-8")
+    pins.write_text(backend_pins(lock.read_text("utf-8")), encoding="utf-8")
     target = scratch / "backend"
     done = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes",
@@ -123,7 +123,7 @@ def _backend_path(root: Path, scratch: Path) -> str | None:
     return str(target)
 
 
-def _backend_pins(lock: str) -> str:
+def backend_pins(lock: str) -> str:
     """The entries of a requirements.lock (uv's format: a requirement, its hashes, then `# via`
     lines) for the build backend and the packages it pulls in."""
     entries: list[list[str]] = []
