@@ -189,7 +189,7 @@ def git_source(spec: str, scratch: Path) -> WheelSource:
         raise MathJudgeError(
             f"--git {printable(spec)}: give the repository's URL and a full commit, "
             "URL@COMMIT (40 hex digits, as `git rev-parse HEAD` prints it), e.g. "
-            "https://github.com/OWNER/mathjudge.git@0123456789abcdef0123456789abcdef01234567"
+            "https://github.com/OWNER/REPO@0123456789abcdef0123456789abcdef01234567"
         )
     root = scratch / "sources"
     for step in (("clone", "--quiet", "--no-checkout", "--", url, str(root)),
