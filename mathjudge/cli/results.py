@@ -34,8 +34,10 @@ def results() -> None:
 def remove(
     refs: tuple[str, ...], benchmark: str | None, source: str | None, store: Path, yes: bool
 ) -> None:
-    """Remove stored submissions, each named by its judge or its submission id, with their
-    scores, predictions and details (one transaction). A result synced from a leaderboard
+    """Remove stored submissions, each named exactly by its judge or its submission id, with
+    their scores, predictions and details (one transaction), once no site is being built from
+    the store. A judge name that other stored judges look like must be given by id (they are
+    listed); a name that matches nothing lists the nearest. A result synced from a leaderboard
     repository comes back with the next sync unless its folder is removed too."""
     from mathjudge import store as results_store
     from mathjudge.store import read

@@ -11,6 +11,7 @@ many rows have it; only EXAMPLES problems of each are kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ _DIGITS = re.compile(r"\d+")
 _PYDANTIC_PREFIX = "Value error, "
 
 
+@functools.lru_cache(maxsize=4096)  # a file's problems repeat a few messages, row after row
 def kind_of(field: str | None, message: str) -> tuple[str, str]:
     """What makes two problems the same kind: the field (list positions aside) and the
     message with its values (quoted, numbers, or `(got ...)`) left out."""

@@ -42,6 +42,7 @@ FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "pa
 MAX_PROBLEMS = 50
 MAX_UNKNOWN_COLUMNS = 20  # named one by one; a file's odd keys must not fill memory
 UNKNOWN_SAMPLE = 1_000  # unknown item ids kept to tell whose items they are
+UNKNOWN_ITEM = "unknown item_id ''"  # the kind of "unknown item_id 'x'", whatever x is
 # Given item ids the dataset does not have, what they are (e.g. "the items of processbench").
 WhoseItems = Callable[[list[str]], str | None]
 _BATCH = 65_536
@@ -400,11 +401,11 @@ class _RowChecker:
         self.unknown_rows += 1
         if len(self.unknown_sample) < UNKNOWN_SAMPLE:
             self.unknown_sample.append(item_id)
-        message = f"unknown item_id {records.shown(item_id)}"
-        if self.row_problems.wants("item_id", message):
+        if self.row_problems.wants("item_id", UNKNOWN_ITEM):  # formatted only when kept
+            message = f"unknown item_id {records.shown(item_id)}"
             self.report(Problem(self.name, line, "item_id", message, self.unit))
         else:
-            self.row_problems.count("item_id", message)
+            self.row_problems.count("item_id", UNKNOWN_ITEM)
         return None
 
     def _whose(self) -> list[str]:
