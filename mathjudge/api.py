@@ -201,9 +201,11 @@ def publish_site(
     left out. Building the site never loads the judges or the model client."""
     from mathjudge.document.publish import publish
     from mathjudge.site.render import build_site
+    from mathjudge.store.lock import exclusive
 
-    publish(Path(store), on_skip)
-    return build_site(Path(store), Path(out), release=release, local_texts=local_texts)
+    with exclusive(Path(store)):  # no submission removed between the document and the pages
+        publish(Path(store), on_skip)
+        return build_site(Path(store), Path(out), release=release, local_texts=local_texts)
 
 
 def as_predictions(predictions: Any) -> Predictions:

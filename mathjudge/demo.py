@@ -31,7 +31,7 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.repo.folder import META, SUBMISSIONS, find_folders, meta_yaml, read_meta
+from mathjudge.repo.folder import META, SUBMISSIONS, meta_yaml, read_meta
 from mathjudge.repo.submit import submit
 from mathjudge.repo.sync import sync
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec
@@ -53,7 +53,8 @@ def _counted(
 class DemoReport:
     built: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
-    evaluated: list[tuple[str, str]] = field(default_factory=list)
+    scored: list[str] = field(default_factory=list)  # folders scored by this run
+    unchanged: list[str] = field(default_factory=list)  # folders scored by an earlier one
     site: Path | None = None
     reported: int = 0
     arxiv_survivors: int | None = None
@@ -284,7 +285,7 @@ def run_demo(
         say=say,
         progress=lambda label, total: progress_bar(label, total, quiet=quiet),
     )
-    report.evaluated = [(f.benchmark, f.meta.judge) for f in find_folders(_repo(workdir))]
+    report.scored, report.unchanged = synced.evaluated, synced.unchanged
     report.reported = synced.reported
     if reported is not None:
         say(f"imported {report.reported} reported results from {reported}")

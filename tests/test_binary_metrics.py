@@ -275,13 +275,12 @@ def test_verdict_must_be_a_json_boolean_or_null(tiny: Path, tmp_path: Path) -> N
     path = write_jsonl(tmp_path / "p.jsonl", lines)
     with pytest.raises(ValidationFailed) as exc:
         validate_file("mumath", path, tiny)
+    # Each bad row's item has a row (a bad one): none is also said to have no prediction.
     assert problems_of(exc) == [
         "2 verdict: Input should be a valid boolean (got 'yes')",
         "4 verdict: Input should be a valid boolean (got 1)",
-        "5 verdict: Field required",
         "6 verdict: Input should be a valid boolean (got 'false')",
-        "None item_id: 4 item(s) have no prediction: b, d, e, f "
-        "(use --allow-partial to score the answered items only)",
+        "5 verdict: Field required",
     ]
 
 
@@ -326,4 +325,7 @@ def test_a_file_without_verdicts_is_rejected(tiny: Path, tmp_path: Path) -> None
     path = write_jsonl(tmp_path / "p.jsonl", [{"item_id": i[0]} for i in ITEMS])
     with pytest.raises(ValidationFailed) as exc:
         validate_file("mumath", path, tiny)
-    assert problems_of(exc) == [f"{n} verdict: Field required" for n in range(1, 8)]
+    assert problems_of(exc) == [f"{n} verdict: Field required" for n in range(1, 4)]
+    assert f"{path}:1 [verdict]: Field required; the same on 7 lines: 1, 2, 3, ..." in str(
+        exc.value
+    )

@@ -156,7 +156,14 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 11 dataset(s), evaluated 109 submission(s)" in proc.stdout
+    assert "built 11 dataset(s), scored 109 submission(s) (0 unchanged" in proc.stdout
+    # Run again, it scores nothing and says so (it said "evaluated 81 submission(s)").
+    again = subprocess.run(
+        [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert "scored 0 submission(s) (109 unchanged, scored before)" in again.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     published = (
         "mrmath",

@@ -98,20 +98,18 @@ def test_one_odd_row_is_named_not_the_many_that_agree(datasets_dir: Path) -> Non
     )
 
 
-def test_millions_of_bad_lines_keep_fifty_and_count_the_rest(
+def test_millions_of_bad_lines_make_one_line_per_kind_with_the_count(
     datasets_dir: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"item_id": "stepmath-1", "score": 11}\n' * 200_000)
     result = validate(datasets_dir, path)
     assert result.exit_code == 1
-    lines = result.output.splitlines()
-    assert lines[0] == "error: 200000 problem(s) found:"
-    assert sum(f"{path}:" in line for line in lines) == 50
-    assert lines[50].endswith(
-        f"{path}:50 [score]: Input should be less than or equal to 10 (got 11)"
-    )
-    assert lines[-1] == "  ... and 199950 more"
+    assert result.output.splitlines() == [
+        "error: 200000 problem(s) found:",
+        f"  {path}:1 [score]: Input should be less than or equal to 10 (got 11); the same on "
+        "200000 lines: 1, 2, 3, ...",
+    ]
 
 
 @pytest.mark.parametrize("suffix", ["jsonl", "csv"])

@@ -47,8 +47,11 @@ LOCATED = {
     "is beyond ±2^53",
     "judge_twice.yaml": ":10: not valid YAML (key 'judge' given twice (first on line 1))",
     "nested_1000.yaml": ":10: not valid YAML (nested deeper than 32 levels)",
-    "open_weights_text.yaml": " [open_weights]: Input should be a valid boolean",
-    "date_seconds.yaml": " [date]: a date is written YYYY-MM-DD",
+    # located by the line of the key, with a valid value to copy
+    "open_weights_text.yaml": ":7 [open_weights]: Input should be a valid boolean (got "
+    "'false'); e.g. open_weights: true",
+    "date_seconds.yaml": ":5 [date]: a date is written YYYY-MM-DD (got 1700000000); e.g. "
+    "date: '2025-06-01'",
 }
 B = 5
 

@@ -76,7 +76,8 @@ def test_init_writes_the_layout_and_pins_the_scorer_by_sha256(initialised: Path)
     )
     wheel = f"scorer/mathjudge-{__version__}-py3-none-any.whl"
     assert files == sorted([
-        ".github/workflows/leaderboard.yml", ".gitignore", "README.md", "meta.example.yaml",
+        ".github/CODEOWNERS", ".github/workflows/leaderboard.yml", ".gitignore", "README.md",
+        "meta.example.yaml",
         "scorer/requirements.lock", wheel, "submissions/.gitkeep",
     ])  # fmt: skip
     lock = (initialised / "scorer" / "requirements.lock").read_text()
@@ -145,6 +146,7 @@ def test_actions_are_pinned_by_commit_and_jobs_hold_least_privilege(initialised:
         "actions/checkout", "actions/setup-python", "actions/cache",
         "actions/upload-pages-artifact", "actions/deploy-pages",
     }  # fmt: skip
+    assert workflow["jobs"]["scope"]["permissions"] == {"contents": "read"}
     assert workflow["jobs"]["check"]["permissions"] == {"contents": "read"}
     assert workflow["jobs"]["site"]["permissions"] == {"contents": "read"}
     assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
@@ -190,7 +192,8 @@ def test_the_workflow_passes_actionlint_with_shellcheck_and_zizmor(initialised: 
 
 class Host:
     """Plays the git host's part of a workflow run: fresh checkouts, the runner's Python, the
-    cache and the Pages upload; runs every `run:` step verbatim."""
+    cache and the Pages upload; runs every `run:` step verbatim, in its working directory and
+    with its environment, the event's expressions filled in."""
 
     def __init__(self, root: Path, origin: Path, python_bin: Path, env: dict[str, str]) -> None:
         self.root, self.origin, self.python_bin, self.env = root, origin, python_bin, env
@@ -199,57 +202,73 @@ class Host:
         self.runs = 0
         self.work = root
 
-    def run(self, workflow: dict[str, Any], job_name: str, event: str, ref: str) -> str:
+    def run(
+        self, workflow: dict[str, Any], job_name: str, event: str, ref: str, *, ok: bool = True
+    ) -> str:
+        """The job's output; `ref` is the branch pushed, or the pull request's branch (whose
+        base is main). A step that fails ends the job: `ok` says whether one may."""
         job = workflow["jobs"][job_name]
-        condition = job.get("if")
-        assert condition in (
-            None,
-            f"github.event_name {'==' if event == 'pull_request' else '!='} 'pull_request'",
-        )
+        assert job.get("if") == JOB_EVENTS[job_name], job.get("if")
+        assert event in (job.get("if") or event)
         self.runs += 1
         work = self.root / f"run-{self.runs}"
         self.work = work
         temp = self.root / f"runner-temp-{self.runs}"
         temp.mkdir()
         env = {**self.env, "RUNNER_TEMP": str(temp), "GITHUB_WORKSPACE": str(work)}
-        if event == "pull_request":
-            env["GITHUB_BASE_REF"] = "main"
+        base = _git(self.root, "--git-dir", str(self.origin), "rev-parse", "main").strip()
+        self.context = {
+            "runner.temp": str(temp),
+            "github.event.pull_request.base.sha": base,
+            "github.event.pull_request.head.sha": ref,
+        }
         out = []
         for step in job["steps"]:
             if "uses" in step:
                 self._action(step, work, ref, env)
                 continue
+            cwd = work / step.get("working-directory", "")
+            step_env = {k: self._expand(v) for k, v in step.get("env", {}).items()}
             done = subprocess.run(
                 ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                cwd=work, env={**env, **step.get("env", {})}, capture_output=True, text=True,
+                cwd=cwd, env={**env, **step_env}, capture_output=True, text=True,
             )  # fmt: skip
-            assert done.returncode == 0, (step.get("name"), done.stdout, done.stderr)
-            out.append(done.stdout)
+            out.append(done.stdout + done.stderr)
+            if done.returncode != 0:
+                assert not ok, (step.get("name"), done.stdout, done.stderr)
+                return "".join(out)
+        assert ok, "".join(out)
         store = temp / "results.duckdb"
         if store.is_file():  # the cache action saves after the job
             self.cache.mkdir(exist_ok=True)
             shutil.copyfile(store, self.cache / "results.duckdb")
         return "".join(out)
 
+    def _expand(self, value: str) -> str:
+        def known(found: re.Match[str]) -> str:
+            return self.context.get(found[1], found[0])  # the cache key's stay as they are
+
+        return re.sub(r"\$\{\{ ([\w.]+) \}\}", known, value)
+
     def _action(self, step: dict[str, Any], work: Path, ref: str, env: dict[str, str]) -> None:
         action = step["uses"].split("@")[0]
         options = {
-            key: value.replace("${{ runner.temp }}", env["RUNNER_TEMP"])
-            if isinstance(value, str) else value
+            key: self._expand(value) if isinstance(value, str) else value
             for key, value in step.get("with", {}).items()
-        }  # fmt: skip
+        }
         if action == "actions/checkout":
+            # A checkout of the base's commit, or of the branch pushed or the pull request's
+            # (the pull request's merge with an unmoved main is its own head).
             depth = [] if options.get("fetch-depth") == 0 else ["--depth", "1"]
-            _git(
-                self.root,
-                "clone",
-                "-q",
-                *depth,
-                "--branch",
-                ref,
-                f"file://{self.origin}",
-                str(work),
+            into = work / options.get("path", "")
+            wanted = options.get("ref", ref)
+            branch = (
+                "main" if wanted == self.context["github.event.pull_request.base.sha"] else wanted
             )
+            _git(self.root, "clone", "-q", *depth, "--branch", branch, f"file://{self.origin}",
+                 str(into))  # fmt: skip
+            if options.get("fetch-depth") == 0:  # every branch, as actions/checkout fetches
+                _git(into, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*")
         elif action == "actions/setup-python":
             assert options["python-version"] == "3.11"
             env["PATH"] = f"{self.python_bin}:{env['PATH']}"
@@ -265,6 +284,16 @@ class Host:
             assert self.uploaded is not None
         else:
             raise AssertionError(f"no stand-in for {action}")
+
+
+# When each job runs: the scope job as the base branch holds the workflow, the check on the
+# pull request's own event, the site and deploy on main.
+JOB_EVENTS = {
+    "scope": "github.event_name == 'pull_request_target'",
+    "check": "github.event_name == 'pull_request'",
+    "site": "github.event_name == 'push' || github.event_name == 'workflow_dispatch'",
+    "deploy": None,
+}
 
 
 def test_from_init_to_a_published_site_every_step_run_locally(
@@ -310,7 +339,8 @@ def test_from_init_to_a_published_site_every_step_run_locally(
     _git(board, "push", "-q", "-u", "origin", "main")
     workflow = yaml.safe_load((board / ".github/workflows/leaderboard.yml").read_text())
     triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
-    assert triggers["pull_request"]["paths"] == ["submissions/**"]
+    # Every pull request runs the checks, whatever it changes; the scope job runs from the base.
+    assert triggers["pull_request"] is None and triggers["pull_request_target"] is None
     assert triggers["push"]["branches"] == ["main"]
     host = Host(tmp_path, origin, venv / "bin", env)
 
@@ -363,7 +393,11 @@ def test_from_init_to_a_published_site_every_step_run_locally(
     _git(board, "commit", "-q", "-m", "Add Gold copy")
     _git(board, "push", "-q", "origin", "add-gold-copy")
 
+    assert "Only submissions/ changes." in host.run(
+        workflow, "scope", "pull_request_target", "add-gold-copy"
+    )
     printed = host.run(workflow, "check", "pull_request", "add-gold-copy")
+    assert "Processing ./scorer/mathjudge-" in printed  # the base branch's scorer, from base/
     assert "stepmathbench/gold-copy: Gold copy (version 1)" in printed
     mse = next(line.split() for line in printed.splitlines() if line.strip().startswith("mse "))
     assert mse[1:] == ["0.0000", "[0.0000,", "0.0000]"]  # the gold scores themselves
@@ -387,3 +421,175 @@ def test_from_init_to_a_published_site_every_step_run_locally(
     host.run(workflow, "deploy", "push", "main")
     again = host.run(workflow, "site", "push", "main")
     assert "0 submission(s) scored, 1 unchanged, 0 removed" in again
+
+    # A pull request that brings its own scorer, one whose `repo check` passes anything, with a
+    # submission edited by hand: the scope job fails it for changing scorer/, and the check
+    # runs the base branch's scorer, which refuses the submission.
+    _git(board, "switch", "-q", "-c", "own-scorer")
+    _passes_anything(board)
+    edited = board / "submissions/stepmathbench/gold-copy/predictions.jsonl"
+    edited.write_text(edited.read_text().replace('"score": 10.0', '"score": 0.0', 1))
+    _git(board, "commit", "-q", "-am", "A kinder scorer")
+    _git(board, "push", "-q", "origin", "own-scorer")
+    scope = host.run(workflow, "scope", "pull_request_target", "own-scorer", ok=False)
+    assert "changes 2 file(s) outside submissions/" in scope
+    assert "scorer/requirements.lock" in scope and "A pull request may change only" in scope
+    checked = host.run(workflow, "check", "pull_request", "own-scorer", ok=False)
+    assert "its sha256 differs from submission.json" in checked
+    assert "repository valid" not in checked
+
+
+def _passes_anything(board: Path) -> None:
+    """Replace the board's scorer wheel with one whose `repo check` scores and refuses
+    nothing, and pin it in the lock, as a hostile pull request would."""
+    import zipfile
+
+    (wheel,) = (board / "scorer").glob("*.whl")
+    old_sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    with zipfile.ZipFile(wheel) as source:
+        files = {name: source.read(name) for name in source.namelist()}
+    code = files["mathjudge/repo/sync.py"].decode()
+    assert "    gold_outside(repo, datasets_dir)\n    picked" in code
+    files["mathjudge/repo/sync.py"] = code.replace(
+        "    gold_outside(repo, datasets_dir)\n    picked", "    return []\n    picked"
+    ).encode()
+    with zipfile.ZipFile(wheel, "w") as target:
+        for name, data in files.items():
+            target.writestr(name, data)
+    lock = board / "scorer" / "requirements.lock"
+    new_sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    lock.write_text(lock.read_text().replace(old_sha, new_sha))
+
+
+def test_the_scope_job_runs_from_the_base_and_refuses_changes_outside_submissions(
+    tmp_path: Path, initialised: Path
+) -> None:
+    """A pull request that changed only scorer/ or .github/ ran no check at all; one that
+    rewrites the workflow cannot change the job that refuses it (the base's runs)."""
+    origin = tmp_path / "origin.git"
+    _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    board = tmp_path / "board"
+    shutil.copytree(initialised, board)
+    _git(board, "init", "-q", "-b", "main")
+    _git(board, "add", "-A")
+    _git(board, "commit", "-q", "-m", "A mathjudge leaderboard")
+    _git(board, "remote", "add", "origin", f"file://{origin}")
+    _git(board, "push", "-q", "-u", "origin", "main")
+    base = yaml.safe_load((board / ".github/workflows/leaderboard.yml").read_text())
+    host = Host(tmp_path, origin, Path(sys.executable).parent, {"PATH": "/usr/bin:/bin"})
+    _git(board, "switch", "-q", "-c", "no-checks")
+    workflow = board / ".github/workflows/leaderboard.yml"
+    workflow.write_text(workflow.read_text().replace("exit 1", "exit 0"))
+    (board / ".github" / "CODEOWNERS").write_text("* @someone-else\n")
+    _git(board, "commit", "-q", "-am", "Fewer checks")
+    _git(board, "push", "-q", "origin", "no-checks")
+    out = host.run(base, "scope", "pull_request_target", "no-checks", ok=False)
+    assert "changes 2 file(s) outside submissions/" in out
+    assert ".github/CODEOWNERS\n.github/workflows/leaderboard.yml\n" in out
+    assert "::stop-commands::" in out  # the names are printed as text only
+
+
+def test_init_writes_codeowners_for_the_scorer_and_the_workflows(
+    tmp_path: Path, initialised: Path
+) -> None:
+    owners = (initialised / ".github" / "CODEOWNERS").read_text()
+    assert "/scorer/ @OWNER\n/.github/ @OWNER\n" in owners and "placeholder" in owners
+    wheel = next((initialised / "scorer").glob("*.whl"))
+    args = ["repo", "init", "--wheel", str(wheel)]
+    done = CliRunner().invoke(main, [*args, str(tmp_path / "a")])
+    assert "code owners: replace @OWNER in .github/CODEOWNERS" in done.output
+    done = CliRunner().invoke(
+        main, [*args, str(tmp_path / "b"), "--owner", "@maintainer", "--owner", "@org/reviewers"]
+    )
+    assert done.exit_code == 0, done.output
+    owners = (tmp_path / "b" / ".github" / "CODEOWNERS").read_text()
+    assert "/scorer/ @maintainer @org/reviewers\n/.github/ @maintainer @org/reviewers\n" in owners
+    assert "@OWNER" not in owners and "code owners:" not in done.output
+    refused = CliRunner().invoke(main, [*args, str(tmp_path / "c"), "--owner", "me\n* @x"])
+    assert refused.exit_code == 1 and "--owner me\\n* @x: a GitHub user" in refused.output
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, initialised: Path) -> dict[str, Any]:
+    """A virtualenv where mathjudge is installed from its wheel (the scorer lock of a board,
+    as a submitter installs it), without the build backend; and what runs commands in it."""
+    wheelhouse = Path(os.environ.get("MATHJUDGE_WHEELHOUSE") or REPO / ".wheelhouse")
+    if not (wheelhouse / "backend.lock").is_file():
+        pytest.fail(f"no build backend in {wheelhouse}: scripts/test fetches its wheels there")
+    root = tmp_path_factory.mktemp("installed")
+    shutil.copytree(initialised / "scorer", root / "scorer")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8",
+        "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "HTTP_PROXY": closed_port_url(), "HTTPS_PROXY": closed_port_url(),
+    }  # fmt: skip
+    subprocess.run(
+        ["python", "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
+         "scorer/requirements.lock"], cwd=root, env=env, check=True,
+    )  # fmt: skip
+    return {"root": root, "env": env}
+
+
+def _in(installed: dict[str, Any], *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        list(args), cwd=installed["root"], env={**installed["env"], **env},
+        capture_output=True, text=True,
+    )  # fmt: skip
+
+
+def test_init_from_an_installed_package_pins_what_it_was_installed_from(
+    installed: dict[str, Any], initialised: Path
+) -> None:
+    """`repo init` from an installed package said only "pass --wheel FILE"."""
+    root = installed["root"]
+    assert _in(installed, "python", "-c", "import hatchling").returncode == 1
+    done = _in(installed, "mathjudge", "repo", "init", "board")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (root / "scorer").glob("*.whl")
+    assert f"from the wheel mathjudge was installed from ({wheel})" in done.stdout
+    assert (root / "board" / "scorer" / wheel.name).read_bytes() == wheel.read_bytes()
+    # That wheel gone, init says how to name a source, and writes nothing.
+    wheel.rename(wheel.with_suffix(".gone"))
+    try:
+        done = _in(installed, "mathjudge", "repo", "init", "again")
+    finally:
+        wheel.with_suffix(".gone").rename(wheel)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "which is not here to pin; name the source of this mathjudge: the wheel" in done.stderr
+    assert "(--wheel mathjudge-" in done.stderr and "(--git URL@COMMIT)" in done.stderr
+    assert not (root / "again").exists()
+
+
+def test_init_builds_the_wheel_from_a_git_url_at_a_commit_without_a_build_backend(
+    installed: dict[str, Any], tmp_path: Path
+) -> None:
+    """In a clone, init needed hatchling, which only the set-up scripts install: now it installs
+    the pinned one by hash where it is missing (here from the wheel folder, as from PyPI)."""
+    origin = tmp_path / "mathjudge.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(REPO), str(origin))
+    commit = _git(origin, "rev-parse", "HEAD").strip()
+    done = _in(installed, "mathjudge", "repo", "init", str(tmp_path / "board"), "--git",
+               f"file://{origin}@{commit}")  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"from file://{origin} at commit {commit}" in done.stdout
+    lock = (tmp_path / "board" / "scorer" / "requirements.lock").read_text()
+    assert f"from file://{origin} at commit {commit}," in lock
+    # The same from a clone mathjudge runs from (an editable install made with pip's build
+    # isolation leaves no backend behind).
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(origin), str(clone))
+    done = _in(installed, "python", "-m", "mathjudge", "repo", "init", str(tmp_path / "b2"),
+               PYTHONPATH=str(clone))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"from commit {commit}" in done.stdout
+    built = next((tmp_path / "b2" / "scorer").glob("*.whl")).read_bytes()
+    assert built == next((tmp_path / "board" / "scorer").glob("*.whl")).read_bytes()
+    refused = _in(installed, "mathjudge", "repo", "init", str(tmp_path / "b3"), "--git",
+                  f"file://{origin}@main")  # fmt: skip
+    assert refused.returncode == 1 and "a full commit, URL@COMMIT (40 hex digits" in (
+        refused.stderr
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from conftest import REPO
@@ -178,3 +179,21 @@ def test_no_page_tells_anyone_to_pip_install_mathjudge_from_an_index() -> None:
     submit = (REPO / "mathjudge/site/templates/submit.html").read_text()
     for page in (template, submit):
         assert "python -m pip install --require-hashes -r scorer/requirements.lock" in page
+
+
+def test_the_submission_walk_through_leaves_the_clone_alone_and_the_venv_active() -> None:
+    """It created the leaderboard inside the mathjudge clone (a repository in a repository)
+    and ended with `deactivate`, which dropped the virtualenv the rest of the README needs."""
+    block = _readme_block("Create one beside the clone")
+    init = next(line for line in block.splitlines() if line.startswith("mathjudge repo init "))
+    target = init.split()[3]
+    assert target.startswith("../"), init
+    assert f"cd {target}" in block and "deactivate" not in block
+    # What it reads from the clone, it reads by the clone's path, not by a guess of its name.
+    assert block.startswith('CLONE="$PWD"\n') and '"$CLONE/toy.jsonl"' in block
+    assert '--datasets "$CLONE/datasets"' in block
+    # Its meta is the toy judge's own: `submit` has no example value to warn about.
+    meta = yaml.safe_load(block[block.index("<<'META'\n") + 9 : block.index("\nMETA\n")])
+    from mathjudge.spec.folder import SubmissionMeta
+
+    assert SubmissionMeta.model_validate(meta).judge == "Short is right"

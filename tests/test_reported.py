@@ -262,6 +262,11 @@ def test_reimport_replaces_idempotently(
         ("proofbench_table1_context.csv", "1.273,0.16,0.964", "1.273,0.16,O.964", ":2 [mae]"),
         ("stepmathbench_table3.csv", "all_mse", "all_mse2", ":1 [all_mse2]"),
         ("mumath_table5.csv", "90.1,90.2,91.4", "90.1,90.2,nan", ":21 [tpr_cot]"),
+        # stored as infinity, then the judge dropped at the next build
+        ("mumath_table5.csv", "90.1,90.2,91.4", "90.1,90.2,1e999999", ":21 [tpr_cot]"),
+        # a decimal.Overflow traceback
+        ("mumath_table5.csv", "90.1,90.2,91.4", "90.1,90.2,1e9999999", ":21 [tpr_cot]"),
+        ("mumath_table5.csv", "90.1,90.2,91.4", "90.1,90.2,-1e-999999", ":21 [tpr_cot]"),
         ("proofbench_table3_per_generator.csv", "o3,Ref+MS,R1", "o5,Ref+MS,R1", ":2 [evaluator]"),
         ("mumath_table7_inconclusive.csv", "o3-mini,o3-mini", "o4-mini,o3-mini", ":21 [judge]"),
     ],

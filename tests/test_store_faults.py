@@ -371,7 +371,7 @@ def test_results_remove_takes_a_result_out_after_a_confirmation(
     kept = CliRunner().invoke(main, args, input="n\n")
     assert kept.exit_code == 1 and "Aborted" in kept.output and judges(store) == ["first", "second"]
     refused(cli("results", "remove", "nobody", "--store", str(store)),
-            "'nobody': no stored submission has this judge name or id; nothing was removed")  # fmt: skip
+            "'nobody': no stored submission has exactly this judge name or id; nothing was removed")  # fmt: skip
     done = CliRunner().invoke(main, args, input="y\n")
     assert done.exit_code == 0, done.output
     assert (

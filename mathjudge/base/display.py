@@ -16,6 +16,7 @@ from typing import Any
 
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
+from mathjudge.base.names import invisible_problem
 
 MAX_JUDGE_NAME = 200
 MAX_META_KEY = 100
@@ -65,11 +66,12 @@ def text_problem(text: str, max_chars: int, *, multiline: bool = False) -> str |
 
 
 def check_judge_name(judge: str, where: str = "--judge") -> str:
-    """The judge name stripped of surrounding spaces; raises naming `where` if unusable."""
+    """The judge name stripped of surrounding spaces; raises naming `where` if unusable: a
+    name must show all it holds (no invisible or blank-looking character, `names`)."""
     name = judge.strip()
     if not name:
         raise MathJudgeError(f"{where}: the judge name is empty")
-    problem = text_problem(name, MAX_JUDGE_NAME)
+    problem = text_problem(name, MAX_JUDGE_NAME) or invisible_problem(name)
     if problem:
         raise MathJudgeError(f"{where}: the judge name {problem}")
     return name

@@ -59,14 +59,23 @@ class Problem:
 
 
 class ValidationFailed(MathJudgeError):
-    """A submission or source file broke the contract; carries the problems shown (at most
-    `limit`) and how many more were found but not kept (`omitted`)."""
+    """A submission or source file broke the contract; carries the problems kept (at most
+    `limit` shown) and how many more were found but not kept (`omitted`). `message`, where
+    given, says them (e.g. grouped by kind) instead of the list."""
 
-    def __init__(self, problems: list[Problem], *, limit: int = 50, omitted: int = 0) -> None:
+    def __init__(
+        self,
+        problems: list[Problem],
+        *,
+        limit: int = 50,
+        omitted: int = 0,
+        message: str | None = None,
+    ) -> None:
         self.problems = problems
         self.omitted = omitted
-        shown = "\n".join(f"  {p}" for p in problems[:limit])
-        more = max(len(problems) - limit, 0) + omitted
-        tail = f"\n  ... and {more} more" if more else ""
-        total = len(problems) + omitted
-        super().__init__(f"{total} problem(s) found:\n{shown}{tail}")
+        if message is None:
+            shown = "\n".join(f"  {p}" for p in problems[:limit])
+            more = max(len(problems) - limit, 0) + omitted
+            tail = f"\n  ... and {more} more" if more else ""
+            message = f"{len(problems) + omitted} problem(s) found:\n{shown}{tail}"
+        super().__init__(message)

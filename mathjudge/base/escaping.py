@@ -3,6 +3,10 @@ paths and values it did not write itself (the lowest layer, so errors can use it
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+LISTED = 10  # names a message lists before it counts the rest
+
 
 def printable(text: str) -> str:
     """Untrusted text (a name, version, path or value) as it may appear in a printed message:
@@ -13,3 +17,12 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def listed(names: Collection[str], limit: int = LISTED) -> str:
+    """Untrusted names as one short line: the first `limit`, each escaped (`printable`), then
+    how many more there are; 20,000 file names make a line of a few hundred characters, not
+    of 4 MB."""
+    shown = ", ".join(printable(name[:200]) for name in list(names)[:limit])
+    more = len(names) - limit
+    return shown + (f" and {more:,} more" if more > 0 else "")

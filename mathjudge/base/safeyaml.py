@@ -142,3 +142,25 @@ def load(text: str, where: str) -> Any:
     except YamlProblem as exc:
         line = f":{exc.line}" if exc.line else ""
         raise MathJudgeError(f"{where}{line}: not valid YAML ({exc.message})") from None
+
+
+def key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The 1-based line of every mapping key in the YAML `text`, by its path of keys (lists
+    are not entered), so a message about a field can name its line; {} for a text that does
+    not load."""
+    try:
+        root = yaml.compose(text, Loader=Loader)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return {}
+    out: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[tuple[str, ...], Node | None]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, MappingNode):
+            continue
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode):
+                key = (*path, str(key_node.value))
+                out.setdefault(key, key_node.start_mark.line + 1)
+                stack.append((key, value_node))
+    return out

@@ -30,8 +30,9 @@ def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
 
     report = run_demo(workdir, source_dir=source_dir, quiet=quiet)
     click.echo(
-        f"built {len(report.built)} dataset(s), evaluated {len(report.evaluated)} submission(s), "
-        f"imported {report.reported} reported result(s)"
+        f"built {len(report.built)} dataset(s), scored {len(report.scored)} submission(s) "
+        f"({len(report.unchanged)} unchanged, scored before), imported {report.reported} "
+        "reported result(s)"
     )
     assert report.site is not None
     click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")

@@ -48,21 +48,42 @@ def _echo(text: str) -> None:
 @click.option(
     "--wheel",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="The mathjudge wheel to pin (default: built from the checkout mathjudge runs from).",
+    help="The mathjudge wheel to pin (of this version).",
 )
-def repo_init(directory: Path, wheel: Path | None) -> None:
+@click.option(
+    "--git",
+    metavar="URL@COMMIT",
+    help="Build the wheel to pin from this repository at this commit (40 hex digits).",
+)
+@click.option(
+    "--owner",
+    "owners",
+    multiple=True,
+    metavar="@NAME",
+    help="A code owner of scorer/ and .github/ (a GitHub user or @org/team; repeatable).",
+)
+def repo_init(
+    directory: Path, wheel: Path | None, git: str | None, owners: tuple[str, ...]
+) -> None:
     """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
-    submitters, meta.example.yaml, a GitHub Actions workflow, and scorer/ (this mathjudge's
-    wheel and a lock pinning it and every dependency by sha256)."""
-    from mathjudge.repo.scaffold import LOCK, init_repo
+    submitters, meta.example.yaml, a GitHub Actions workflow, .github/CODEOWNERS, and scorer/
+    (this mathjudge's wheel and a lock pinning it and every dependency by sha256). The wheel
+    is --wheel, or built from --git, from the clone mathjudge runs from, or from where the
+    installed mathjudge was installed from (a wheel file, a git URL at a commit)."""
+    from mathjudge.repo.scaffold import CODEOWNERS, LOCK, UNSET_OWNER, init_repo
 
-    done = init_repo(directory, wheel)
+    done = init_repo(directory, wheel, git=git, owners=owners)
     click.echo(f"leaderboard repository written: {directory}")
     click.echo(f"  scorer: {done.wheel} (sha256 {done.sha256}), from {done.origin}")
     click.echo(f"  install it: python -m pip install --require-hashes -r {LOCK}")
+    if not done.owners:
+        click.echo(
+            f"  code owners: replace {UNSET_OWNER} in {CODEOWNERS} with your GitHub user or "
+            "team (or init with --owner @NAME)"
+        )
     click.echo(
-        "next: git init -b main, commit, push to GitHub, and set Settings -> Pages -> Source "
-        "to GitHub Actions (README.md in it says more)"
+        "next: git init -b main, commit, push to GitHub, set Settings -> Pages -> Source to "
+        "GitHub Actions, and protect main (README.md in it says how)"
     )
 
 
@@ -148,11 +169,12 @@ def repo_check(
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
     Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
     on the command line, where a file name could pass for an option."""
+    from mathjudge.base.names import printed
     from mathjudge.repo.sync import check
 
     checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
     for folder, result in checked:
-        _echo(f"\n{folder.name}: {result.judge} (version {folder.record.version})")
+        _echo(f"\n{folder.name}: {printed(result.judge)} (version {folder.record.version})")
         click.echo(
             f"  coverage {result.coverage:.1%}{' (partial)' if result.partial else ''}, "
             f"{result.n_items} items, fields: {', '.join(result.fields)}"

@@ -17,7 +17,7 @@ from mathjudge.cli.options import BENCH, DATASETS
     "meta",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="meta.yaml describing the judge (fields: see the site's Submit page).",
+    help="meta.yaml describing the judge (the fields: docs/submitting.md).",
 )
 @click.option(
     "--to",
@@ -73,3 +73,12 @@ def submit(
         f"{done.folder}: {done.status} (version {done.version}); {done.n_items}/"
         f"{done.n_expected} items ({coverage:.1%}), fields: {', '.join(done.fields)}{extra}"
     )
+    if done.placeholders:
+        from mathjudge.repo.schemamessages import guide
+
+        click.echo(
+            f"warning: {meta} still holds the values meta.example.yaml gives for "
+            f"{', '.join(done.placeholders)}: replace them with your judge's and submit again "
+            f"(the fields: {guide()})",
+            err=True,
+        )

@@ -33,6 +33,9 @@ from mathjudge.spec.benchmark import Paper
 from mathjudge.spec.results import Evaluation, Score
 
 SOURCE = "reported"
+# What a printed cell may hold, as powers of ten: far beyond any paper's table, and well within
+# a float (1e999999 was stored as infinity) and the decimal context (1e9999999 overflowed it).
+MIN_EXPONENT, MAX_EXPONENT = -30, 9
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,12 @@ class Row:
             raise self.error(column, f"{cell!r} is not a number") from None
         if not value.is_finite():
             raise self.error(column, f"{cell!r} is not a finite number")
+        if value and not MIN_EXPONENT <= value.adjusted() < MAX_EXPONENT:
+            raise self.error(
+                column,
+                f"{cell[:40]!r} is out of range: a printed value lies between "
+                f"1e{MIN_EXPONENT} and 1e{MAX_EXPONENT} in magnitude (or is 0)",
+            )
         return value
 
     @property

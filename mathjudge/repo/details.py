@@ -20,6 +20,7 @@ from mathjudge.base.display import (
     shown_text,
 )
 from mathjudge.base.errors import Problem, ValidationFailed
+from mathjudge.spec.prediction import RUN_MAX
 
 MAX_BYTES = 64 << 20
 MAX_PROBLEMS = 50
@@ -64,8 +65,10 @@ def _check(row: Any, item_ids: set[str], file: str, line: int) -> Problem | None
     if item not in item_ids:
         return Problem(file, line, "item_id", f"{item[:80]!r} is not an item of the predictions")
     run = row.get("run")
-    if run is not None and (not isinstance(run, int) or isinstance(run, bool) or run < 0):
-        return Problem(file, line, "run", "must be a non-negative integer")
+    if run is not None and (
+        not isinstance(run, int) or isinstance(run, bool) or not 0 <= run <= RUN_MAX
+    ):
+        return Problem(file, line, "run", f"must be a whole number from 0 to {RUN_MAX}")
     found = meta_problem({k: v for k, v in row.items() if k not in ("item_id", "run")})
     if found is not None:
         return Problem(file, line, None, f"{found[0]} {found[1]}")

@@ -13,7 +13,8 @@ before a byte of it is read, its bytes read once and hashed, and what is parsed 
 those bytes. A folder is refused for an unknown benchmark, missing or extra files, a file whose
 checksum no longer matches `submission.json` (edited by hand), or a meta or record that breaks
 its schema. A judge belongs to one folder: two folders of a benchmark claiming one judge (or
-one model variant of the alias table) are refused, naming both.
+one model variant of the alias table) are refused, naming both; names are compared as they
+look (`names.skeleton`: a Cyrillic о passes for an o), so a look-alike is the same judge.
 """
 
 from __future__ import annotations
@@ -28,15 +29,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
 
 from mathjudge import registry
-from mathjudge.base import safejson, safeyaml, sidefiles
+from mathjudge.base import names, safejson, safeyaml, sidefiles
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.base.escaping import printable
+from mathjudge.base.escaping import listed, printable
 from mathjudge.repo import confined
 from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
+from mathjudge.repo.schemamessages import guide, schema_problems
 from mathjudge.spec.folder import FileName, FolderRecord, SubmissionMeta
 from mathjudge.validate.submission import max_bytes
 
@@ -81,36 +82,28 @@ def _text(data: bytes, where: str, what: str) -> str:
         ) from None
 
 
-def _schema_problems(where: str, exc: ValidationError, what: str) -> str:
-    return "\n".join(
-        f"  {where} [{printable('.'.join(map(str, e['loc']))) or 'top level'}]: {_message(e, what)}"
-        for e in exc.errors()
-    )
-
-
-def _message(error: ErrorDetails, what: str) -> str:
-    if error["type"] == "missing":
-        return "missing (a required field)"
-    if error["type"] == "extra_forbidden":
-        return f"not a field of {what} (see the Submit page for the fields)"
-    return printable(str(error["msg"]).removeprefix("Value error, "))
-
-
 def parse_meta(data: bytes, where: str) -> SubmissionMeta:
     """A meta from the bytes of a `meta.yaml` (see `safeyaml`); every problem located by the
     line or the field."""
-    loaded = safeyaml.load(_text(data, where, "meta file"), where)
+    text = _text(data, where, "meta file")
+    loaded = safeyaml.load(text, where)
     if not isinstance(loaded, dict):
-        raise MathJudgeError(f"{where}: the meta must be a mapping of fields (see the Submit page)")
-    return _validated(SubmissionMeta, loaded, where, "the meta")
+        raise MathJudgeError(
+            f"{where}: the meta must be a mapping of fields, as meta.example.yaml is (the "
+            f"fields: {guide()})"
+        )
+    return _validated(SubmissionMeta, loaded, where, "the meta", text)
 
 
-def _validated(model: type[M], data: dict[str, Any], where: str, what: str) -> M:
+def _validated(
+    model: type[M], data: dict[str, Any], where: str, what: str, text: str | None = None
+) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise MathJudgeError(
-            f"{where}: {what} breaks its schema:\n{_schema_problems(where, exc, what)}"
+            f"{where}: {what} breaks its schema (the fields: {guide()}):\n"
+            f"{schema_problems(where, exc, model, what, text)}"
         ) from None
     except MathJudgeError as exc:
         raise MathJudgeError(f"{where}: {exc}") from None
@@ -237,16 +230,16 @@ def read_folder(repo: Path, benchmark: str, slug: str) -> Folder:
         record = parse_record(
             confined.read_file(fd, RECORD, record_path, limit(), what), shown(record_path)
         )
-        listed = set(record.files)
-        if set(present) - {RECORD} != listed:
-            extra = sorted(set(present) - {RECORD} - listed)
-            missing = sorted(listed - set(present))
+        recorded = set(record.files)
+        if set(present) - {RECORD} != recorded:
+            extra = sorted(set(present) - {RECORD} - recorded)
+            missing = sorted(recorded - set(present))
             raise MathJudgeError(
                 f"{shown(path)}: the files differ from {RECORD}"
-                + (f"; not listed: {', '.join(map(printable, extra))}" if extra else "")
-                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; not listed: {listed(extra)}" if extra else "")
+                + (f"; missing: {listed(missing)}" if missing else "")
             )
-        if sum(n in listed for n in PREDICTIONS) != 1 or META not in listed:
+        if sum(n in recorded for n in PREDICTIONS) != 1 or META not in recorded:
             raise MathJudgeError(
                 f"{shown(path)}: a submission holds one predictions file "
                 f"({', '.join(PREDICTIONS)}), {META} and optionally {DETAILS}"
@@ -256,7 +249,7 @@ def read_folder(repo: Path, benchmark: str, slug: str) -> Folder:
                 f"{shown(record_path)}: names another folder than the one it is in"
             )
         meta = None
-        for name in sorted(listed):  # every file hashed; only the meta is kept, parsed
+        for name in sorted(recorded):  # every file hashed; only the meta is kept, parsed
             data = _checked_read(fd, path, name, record.files[name])
             if name == META:
                 meta = parse_meta(data, shown(path / META))
@@ -297,21 +290,24 @@ def find_folders(repo: Path) -> list[Folder]:
     return out
 
 
-def identities(benchmark: str, meta: SubmissionMeta) -> set[str]:
-    """What makes two submissions of a benchmark the same judge on the leaderboard: the judge
-    name (compatibility-normalised, case and spacing ignored) and, where the alias table maps
+def identities(benchmark: str, meta: SubmissionMeta) -> dict[str, str]:
+    """What makes two submissions of a benchmark the same judge on the leaderboard, each as a
+    key and as said in a message: the judge name as it looks (`names.skeleton`: compatibility
+    forms, case, spacing and look-alike characters set aside) and, where the alias table maps
     it, the model variant it is shown as."""
     from mathjudge.document.aliases import table
 
-    out = {f"judge {_normalised(meta.judge)}"}
+    out = {f"judge {names.skeleton(meta.judge)}": f"judge {_normalised(meta.judge)}"}
     found = table().model_of(benchmark, "reproduced", meta.judge, meta.stored())
     if found is not None:
-        out.add(f"model {found[0].id}, variant {_normalised(found[1])}")
+        model, variant = found[0].id, found[1]
+        key = f"model {model}, variant {names.skeleton(variant)}"
+        out[key] = f"model {model}, variant {_normalised(variant)}"
     return out
 
 
 def _normalised(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return printable(" ".join(unicodedata.normalize("NFKC", text).casefold().split()))
 
 
 def one_folder_per_judge(folders: list[Folder]) -> None:
@@ -319,22 +315,33 @@ def one_folder_per_judge(folders: list[Folder]) -> None:
     the other's result under its name. A new version goes through the judge's own folder."""
     owner: dict[tuple[str, str], Folder] = {}
     for folder in folders:
-        for identity in sorted(identities(folder.benchmark, folder.meta)):
-            first = owner.setdefault((folder.benchmark, identity), folder)
+        for key, identity in sorted(identities(folder.benchmark, folder.meta).items()):
+            first = owner.setdefault((folder.benchmark, key), folder)
             if first is not folder:
                 raise MathJudgeError(
                     f"{first.name} and {folder.name} both claim the judge "
-                    f"{printable(repr(folder.meta.judge))} ({identity}): a judge belongs to one "
-                    "submission folder. A new version of a submission goes through its own "
-                    "folder (`mathjudge submit ... --slug SLUG`); another judge needs a name of "
-                    "its own"
+                    f"{names.shown(first.meta.judge)} "
+                    f"({same_judge(first.meta.judge, folder.meta.judge, identity)}): a judge "
+                    "belongs to one submission folder. A new version of a submission goes "
+                    "through its own folder (`mathjudge submit ... --slug SLUG`); another judge "
+                    "needs a name of its own, which does not look like one on the board"
                 )
 
 
-def claimed(repo: Path, benchmark: str) -> dict[str, str]:
-    """identity -> folder slug, for the folders of `benchmark` in `repo` whose meta can be read
-    (what `mathjudge submit` checks a new folder against)."""
-    out: dict[str, str] = {}
+def same_judge(first: str, second: str, identity: str) -> str:
+    """Why `second` is the judge `first` names, each name shown with its misleading characters
+    escaped (`names.shown`), so the two never print alike."""
+    if first == second:
+        return identity
+    if identity.startswith("judge "):
+        return f"{names.shown(second)} looks like it on a page"
+    return f"{names.shown(second)} is shown as the same: {identity}"
+
+
+def claimed(repo: Path, benchmark: str) -> dict[str, tuple[str, str]]:
+    """identity key -> (folder slug, judge name), for the folders of `benchmark` in `repo` whose
+    meta can be read (what `mathjudge submit` checks a new folder against)."""
+    out: dict[str, tuple[str, str]] = {}
     if not (repo / SUBMISSIONS / benchmark).is_dir():
         return out
     for slug in subfolders(repo, SUBMISSIONS, benchmark):
@@ -345,6 +352,6 @@ def claimed(repo: Path, benchmark: str) -> dict[str, str]:
                 meta = parse_meta(confined.read_file(fd, META, path, limit(), what), shown(path))
         except MathJudgeError:
             continue
-        for identity in identities(benchmark, meta):
-            out.setdefault(identity, slug)
+        for key in identities(benchmark, meta):
+            out.setdefault(key, (slug, meta.judge))
     return out

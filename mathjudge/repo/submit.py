@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mathjudge import registry
+from mathjudge.base import names, safeyaml
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.repo.confined import shown
@@ -33,11 +34,12 @@ from mathjudge.repo.folder import (
     meta_yaml,
     read_folder,
     read_meta,
+    same_judge,
     sha256,
     slug_of,
 )
 from mathjudge.scoring.evaluator import validate_file
-from mathjudge.spec.folder import FolderRecord
+from mathjudge.spec.folder import FolderRecord, SubmissionMeta
 from mathjudge.validate.submission import FORMATS
 
 
@@ -50,6 +52,26 @@ class Submitted:
     n_expected: int
     fields: tuple[str, ...]
     details: int  # rows of the details file (0: none)
+    placeholders: tuple[str, ...] = ()  # fields of the meta still as meta.example.yaml has them
+
+
+def placeholders(meta: SubmissionMeta) -> tuple[str, ...]:
+    """The fields of `meta` that still hold meta.example.yaml's values (copied and not
+    replaced), and a `kind` the example gives that cannot be this judge's (a language-model
+    kind for a judge with model 'none')."""
+    from mathjudge.repo.scaffold import template_text
+
+    example = safeyaml.parse(template_text("meta.example.yaml"))
+    given = meta.stored()
+    same: list[str] = [
+        name
+        for name in ("judge", "model", "model_version", "organization", "link", "prompt",
+                     "contact", "converted_from")
+        if name in given and given[name] == example.get(name)
+    ]  # fmt: skip
+    if meta.kind is not None and meta.kind == example.get("kind") and meta.model == "none":
+        same.append("kind")
+    return tuple(same)
 
 
 def details_beside(predictions: Path) -> Path | None:
@@ -85,13 +107,15 @@ def submit(
     if not SLUG.fullmatch(slug):
         raise MathJudgeError(f"--slug {slug!r}: use lower-case letters, digits, '.', '_', '-'")
     owners = claimed(repo, benchmark)
-    for identity in sorted(identities(benchmark, meta)):
-        owner = owners.get(identity, slug)
+    for key, identity in sorted(identities(benchmark, meta).items()):
+        owner, judge = owners.get(key, (slug, meta.judge))
         if owner != slug:
             raise MathJudgeError(
                 f"{shown(repo / SUBMISSIONS / benchmark / owner)} holds the judge "
-                f"{meta.judge!r} already ({identity}): a judge belongs to one submission folder; "
-                f"submit a new version of it with --slug {owner}, or give this judge another name"
+                f"{names.shown(judge)} already ({same_judge(judge, meta.judge, identity)}). "
+                "A judge belongs to one "
+                f"submission folder; submit a new version of it with --slug {owner}, or give "
+                "this judge a name of its own, which does not look like one on the board"
             )
     checked = validate_file(benchmark, file, datasets_dir, allow_partial=allow_partial)
     details = details if details is not None else details_beside(file)
@@ -116,7 +140,7 @@ def submit(
     if target.exists():
         old = read_folder(repo, benchmark, slug).record
         if old.files == files and old.options.model_dump() == options:
-            return _done(target, "unchanged", old.version, checked, len(rows))
+            return _done(target, "unchanged", old.version, checked, len(rows), meta)
         earlier = old.model_dump(include={"version", "submitted", "files", "options"})
         record["version"] = old.version + 1
         record["history"] = [*(h.model_dump() for h in old.history), earlier]
@@ -132,7 +156,7 @@ def submit(
         (tmp / META).write_text(meta_text, encoding="utf-8")
         text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
         (tmp / RECORD).write_text(text, encoding="utf-8")
-    return _done(target, status, record["version"], checked, len(rows))
+    return _done(target, status, record["version"], checked, len(rows), meta)
 
 
 # The file name extension each format is written under.
@@ -147,7 +171,9 @@ def _text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _done(target: Path, status: str, version: int, checked: Any, details: int) -> Submitted:
+def _done(
+    target: Path, status: str, version: int, checked: Any, details: int, meta: SubmissionMeta
+) -> Submitted:
     return Submitted(
         folder=target,
         status=status,
@@ -156,4 +182,5 @@ def _done(target: Path, status: str, version: int, checked: Any, details: int) -
         n_expected=checked.n_expected,
         fields=tuple(checked.fields),
         details=details,
+        placeholders=placeholders(meta),
     )

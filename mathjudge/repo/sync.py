@@ -23,6 +23,8 @@ from typing import Any
 
 from mathjudge import registry, store
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import listed
+from mathjudge.base.names import printed
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.document.reported import import_reported
 from mathjudge.repo.confined import shown
@@ -126,7 +128,7 @@ def sync(
         if before is not None and before[0] == key and before[1] in stored:
             report.unchanged.append(folder.name)
             continue
-        say(f"scoring {folder.name} ({folder.meta.judge})")
+        say(f"scoring {folder.name} ({printed(folder.meta.judge)})")
         if progress is not None:
             with progress(f"bootstrap {folder.name}", n_boot) as advance:
                 result, details = score_folder(
@@ -180,8 +182,7 @@ def needed_datasets(repo: Path, only: list[str] | None = None) -> list[str]:
         names = set(subfolders(repo, SUBMISSIONS))
         unknown = sorted(names - set(registry.names()))
         if unknown:
-            listed = ", ".join(shown(n) for n in unknown)
-            raise MathJudgeError(f"{shown(repo / SUBMISSIONS)}: not benchmarks: {listed}")
+            raise MathJudgeError(f"{shown(repo / SUBMISSIONS)}: not benchmarks: {listed(unknown)}")
     else:
         names = set()
     return sorted({registry.get(n).dataset for n in names})

@@ -24,7 +24,7 @@ from mathjudge.spec.request import EvaluationRequest
 from mathjudge.spec.results import DatasetSnapshot, Evaluation
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store.lock import check_store_path, lock_timeout
-from mathjudge.validate.submission import Submission, load_submission
+from mathjudge.validate.submission import Submission, WhoseItems, load_submission
 
 
 def validate_file(
@@ -44,7 +44,35 @@ def validate_file(
         dataset.item_ids(spec.items_config),
         allow_partial=allow_partial,
         data=content,
+        whose_items=whose_items(spec, datasets_dir),
     )
+
+
+def whose_items(spec: BenchmarkSpec, datasets_dir: Path) -> WhoseItems:
+    """Given item ids `spec`'s dataset does not have, the other built dataset most of them
+    belong to, and the command that validates the file as such (a ProcessBench file
+    submitted as StepMathBench)."""
+
+    def whose(ids: list[str]) -> str | None:
+        wanted, found = set(ids), []
+        for name in registry.names():
+            other = registry.get(name)
+            if other.dataset == spec.dataset:
+                continue
+            try:
+                known = open_dataset(other.dataset, datasets_dir).item_ids(other.items_config)
+            except MathJudgeError:
+                continue  # not built here
+            found.append((len(wanted.intersection(known)), name))
+        share, name = max(found, default=(0, ""))
+        if share * 2 <= len(wanted):
+            return None
+        return (
+            f"they are {name}'s ({share} of the {len(wanted)} checked): is this a file for "
+            f"{name}? Validate it as one: `mathjudge validate {name} FILE`"
+        )
+
+    return whose
 
 
 def scored_items(spec: BenchmarkSpec, scorer: Scorer, dataset: BuiltDataset) -> pa.Table:
@@ -127,6 +155,7 @@ def evaluate(
         items.column("item_id").to_pylist(),
         allow_partial=request.allow_partial,
         data=request.content,
+        whose_items=whose_items(spec, request.datasets),
     )
     seed = spec.seed if request.seed is None else request.seed
     scored = score(

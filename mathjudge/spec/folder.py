@@ -30,46 +30,65 @@ class SubmissionMeta(BaseModel):
     # Strict: no value is coerced from another type (the date, below, is written as text).
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    judge: str = Field(description="The name shown on the leaderboard, e.g. 'MyGrader (GPT-4o)'.")
+    judge: str = Field(
+        description="The name shown on the leaderboard, e.g. 'MyGrader (GPT-4o)'.",
+        examples=["MyGrader (GPT-4o)"],
+    )
     model: str = Field(
         description="The model behind the judge as its provider names it "
-        "(e.g. 'gpt-4o'); 'none' for a rule-based judge."
+        "(e.g. 'gpt-4o'); 'none' for a rule-based judge.",
+        examples=["gpt-4o"],
     )
     model_version: str | None = Field(
-        None, description="The exact version or snapshot, e.g. 'gpt-4o-2024-08-06'."
+        None,
+        description="The exact version or snapshot, e.g. 'gpt-4o-2024-08-06'.",
+        examples=["gpt-4o-2024-08-06"],
     )
-    organization: str = Field(description="Who made the predictions.")
+    organization: str = Field(description="Who made the predictions.", examples=["Example Lab"])
     link: str = Field(
-        pattern=LINK, description="A page describing the judge: paper, repository or model card."
+        pattern=LINK,
+        description="A page describing the judge: paper, repository or model card.",
+        examples=["https://example.org/mygrader"],
     )
     date: Annotated[dt.date, Field(strict=False)] = Field(
-        description="When the predictions were made (YYYY-MM-DD)."
+        description="When the predictions were made (YYYY-MM-DD).", examples=["2025-06-01"]
     )
     prompt: str | None = Field(
-        None, description="The prompt, or where to find it (a link or a file in your repository)."
+        None,
+        description="The prompt, or where to find it (a link or a file in your repository).",
+        examples=["https://example.org/mygrader/prompt.txt"],
     )
     config: dict[str, ConfigValue] | None = Field(
-        None, description="Settings that shape the predictions: temperature, samples, votes..."
+        None,
+        description="Settings that shape the predictions: temperature, samples, votes...",
+        examples=[{"temperature": 0, "samples": 1}],
     )
     open_weights: bool | None = Field(
-        description="Whether the model's weights are openly available (null: not stated)."
+        description="Whether the model's weights are openly available (null: not stated).",
+        examples=[True],
     )
     license: str = Field(
         description="The license under which the predictions may be redistributed, e.g. "
-        "'CC-BY-4.0'."
+        "'CC-BY-4.0'.",
+        examples=["CC-BY-4.0"],
     )
-    contact: str = Field(description="An e-mail address or a page where you can be reached.")
+    contact: str = Field(
+        description="An e-mail address or a page where you can be reached.",
+        examples=["grader@example.org"],
+    )
     kind: JudgeKind | None = Field(
         None,
         description="What kind of judge this is: llm_judge (a prompted language model), "
         "reward_model (one score per solution), process_reward_model (a score per step), rule "
         "(a program, no model) or baseline (a reference point such as a constant).",
+        examples=["rule"],
     )
     converted_from: str | None = Field(
         None,
         description="Where the raw outputs these predictions were converted from are "
         "published (a repository URL at a commit, and the files); absent when the predictions "
         "were made for this submission.",
+        examples=["https://github.com/ORG/REPO/tree/COMMIT/outputs"],
     )
 
     @field_validator("date", mode="before")

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.results import DatasetSnapshot, Evaluation
-from mathjudge.store.lock import open_store, store_problem
+from mathjudge.store.lock import exclusive, open_store, store_problem
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -213,7 +213,7 @@ def save_synced(
     """Store the result of one repository folder (`repo sync`) with its details, and
     remember the folder's key, in one transaction: a sync killed after it keeps this folder,
     and one killed before it loses nothing of it. Returns the submission id."""
-    with transaction(path) as con:
+    with exclusive(path), transaction(path) as con:  # it may replace an earlier version
         sid = _insert(con, result)
         _save_details(con, sid, details)
         _record_synced(con, {folder: (key, sid)}, [])
@@ -224,8 +224,8 @@ def record_synced(path: Path, entries: dict[str, tuple[str, str]], gone: list[st
     """Remember which repository folder (path -> (key, submission id)) is in the store, and
     delete the folders in `gone` together with their submissions; a folder whose files changed
     drops the submission of its earlier version (the repository's history keeps that). One
-    transaction."""
-    with transaction(path) as con:
+    transaction, never while a site is built from the store (`lock.exclusive`)."""
+    with exclusive(path), transaction(path) as con:
         _record_synced(con, entries, gone)
 
 
@@ -256,8 +256,9 @@ def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
 def delete(path: Path, ids: list[str]) -> None:
     """Remove these submissions and everything stored with them, in one transaction; a
     repository folder synced into one of them is forgotten too (the next sync scores it
-    again if the folder is still there)."""
-    with transaction(path) as con:
+    again if the folder is still there). Never while a site is built from the store
+    (`lock.exclusive`): a build that started first ends first."""
+    with exclusive(path), transaction(path) as con:
         _delete(con, ids)
         con.execute("DELETE FROM repository WHERE submission_id IN (SELECT unnest(?))", [ids])
 

@@ -7,15 +7,24 @@ compute. Every opening of the store here waits for the lock instead, retrying wi
 to a bounded time ($MATHJUDGE_STORE_LOCK_TIMEOUT seconds, default 60), and then fails with a
 message naming the store. Any other failure (a file that is not a DuckDB database) is a
 `MathJudgeError` naming the store, never a traceback.
+
+DuckDB's lock is held for one transaction, but building the site reads the store for minutes,
+in several steps: a submission removed between them would be in the document and not in the
+data files, or be gone from the store and still on the site written after. So removing
+submissions and building the site also exclude each other, for their whole length
+(`exclusive`, a lock file beside the store); adding results does not wait for a build.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+import filelock
 
 from mathjudge.base.config import env_number
 from mathjudge.base.errors import MathJudgeError
@@ -157,3 +166,42 @@ def check_store_path(path: Path) -> None:
         raise MathJudgeError(f"{path}: cannot read the results store ({exc})") from None
     if head[8:12] != b"DUCK":
         raise MathJudgeError(f"{path}: not a DuckDB database, so not a mathjudge results store")
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """While the block runs, no other process builds a site from the store at `path` or
+    removes submissions from it (see the module note): waits for one that does, as long as
+    the store's lock timeout, then fails naming the store. Re-entrant within a process."""
+    if not path.parent.is_dir():  # no store can be there: nothing to exclude
+        yield
+        return
+    lock = filelock.FileLock(
+        path.with_name(path.name + ".lock"), is_singleton=True, thread_local=False
+    )
+    timeout = lock_timeout()
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        print(
+            f"waiting for {printable(str(path))}: another process is building a site from it "
+            "or removing submissions from it",
+            file=sys.stderr,
+        )
+        try:
+            lock.acquire(timeout=timeout)
+        except filelock.Timeout:
+            raise MathJudgeError(
+                f"{printable(str(path))}: another process has been building a site from the "
+                f"results store, or removing submissions from it, for {timeout:g} s; nothing "
+                f"was done. Try again when that is done, or wait longer with "
+                f"{LOCK_TIMEOUT_ENV}=SECONDS"
+            ) from None
+    except OSError as exc:
+        raise MathJudgeError(
+            f"{printable(str(path))}: cannot take the results store's lock file ({exc})"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()

@@ -302,24 +302,19 @@ def document(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def named(
-    con: duckdb.DuckDBPyConnection,
-    ref: str,
-    *,
-    benchmark: str | None = None,
-    source: str | None = None,
+def entries(
+    con: duckdb.DuckDBPyConnection, *, benchmark: str | None = None, source: str | None = None
 ) -> list[StoredEntry]:
-    """Every stored submission whose id or judge name is `ref` (of `benchmark` and `source`
-    where given), oldest first."""
+    """Every stored submission (of `benchmark` and `source` where given), oldest first: what
+    `results remove` picks from."""
     rows = con.execute(
         """SELECT s.id, s.benchmark, s.source, s.judge, epoch_us(s.created) AS created,
                   (SELECT count(*) FROM scores c WHERE c.submission_id = s.id) AS scores
            FROM submissions s
-           WHERE (s.id = $ref OR s.judge = $ref)
-             AND ($benchmark IS NULL OR s.benchmark = $benchmark)
+           WHERE ($benchmark IS NULL OR s.benchmark = $benchmark)
              AND ($source IS NULL OR s.source = $source)
            ORDER BY s.created, s.id""",
-        {"ref": ref, "benchmark": benchmark, "source": source},
+        {"benchmark": benchmark, "source": source},
     )
     return [StoredEntry(**{**row, "created": iso(row["created"])}) for row in _records(cursor=rows)]
 

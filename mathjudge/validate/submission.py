@@ -4,9 +4,10 @@ row mappings), and validate it completely before scoring.
 Every problem is located by file, line (or Parquet or in-memory row) and field, so one run of
 `mathjudge validate` tells a submitter what to fix. The per-row contract is a pydantic model
 per benchmark (the source of truth for the format); checks that span rows (duplicates, unknown
-or missing items, inconsistent columns) follow. What is kept is bounded by what is shown: the
-first problems in line order (`MAX_PROBLEMS`; the rest are counted), and valid rows as compact
-columns (item index, run, line, values), so a file of millions of rows fits in memory.
+or missing items, inconsistent columns) follow; a row that breaks its model still has its item
+checked. What is kept is bounded by what is shown: problems grouped by kind, each counted with
+its first few (`report`, which also words the message), and valid rows as compact columns
+(item index, run, line, values), so a file of millions of rows fits in memory.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,12 +34,17 @@ from mathjudge.base.errors import Problem, ValidationFailed
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.request import PredictionRows, Predictions
 from mathjudge.validate import columnar, records
+from mathjudge.validate.report import Grouped, failure
 
 MAX_BYTES_ENV = "MATHJUDGE_MAX_SUBMISSION_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 MAX_PROBLEMS = 50
 MAX_UNKNOWN_COLUMNS = 20  # named one by one; a file's odd keys must not fill memory
+UNKNOWN_SAMPLE = 1_000  # unknown item ids kept to tell whose items they are
+UNKNOWN_ITEM = "unknown item_id ''"  # the kind of "unknown item_id 'x'", whatever x is
+# Given item ids the dataset does not have, what they are (e.g. "the items of processbench").
+WhoseItems = Callable[[list[str]], str | None]
 _BATCH = 65_536
 
 
@@ -148,16 +154,18 @@ def load_submission(
     *,
     allow_partial: bool = False,
     data: bytes | None = None,
+    whose_items: WhoseItems | None = None,
 ) -> Submission:
     """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
     dataset's `known_items`. For a file, `data` is its content when the caller has read (and
     hashed) it already, parsed instead of reading the file, which then only names it and its
-    format; else the file is read here, once: what is hashed is what is parsed.
+    format; else the file is read here, once: what is hashed is what is parsed. When most
+    item ids are unknown, `whose_items` says whose they are, first in the message.
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
     if isinstance(predictions, PredictionRows):
-        return _load_rows(predictions, model, known_items, allow_partial)
+        return _load_rows(predictions, model, known_items, allow_partial, whose_items)
     path = predictions
     if data is None:
         fmt = _check_file(path)
@@ -174,7 +182,7 @@ def load_submission(
     )
     if fast is not None:
         return _accepted(str(path), digest, fast, len(known_items))
-    checker = _RowChecker(str(path), model, known_items, fmt)
+    checker = _RowChecker(str(path), model, known_items, fmt, whose_items)
     checker.run(_records(str(path), data, fmt, model, checker))
     return _checked(str(path), digest, checker, allow_partial)
 
@@ -184,11 +192,12 @@ def _load_rows(
     model: type[PredictionRow],
     known_items: list[str],
     allow_partial: bool,
+    whose_items: WhoseItems | None,
 ) -> Submission:
     """Rows in memory, read where they are: a table through the columnar path first, as a
     Parquet file would be; row mappings row by row."""
     rows, name = given.rows, given.label
-    checker = _RowChecker(name, model, known_items, "parquet")
+    checker = _RowChecker(name, model, known_items, "parquet", whose_items)
     if isinstance(rows, pa.Table):
         sha256 = _table_sha256(rows)
         wanted = [n for n in rows.column_names if n in model.model_fields]
@@ -287,9 +296,15 @@ class _RowChecker:
     """One pass over the records: per-row validation, then the checks across rows."""
 
     def __init__(
-        self, name: str, model: type[PredictionRow], known_items: list[str], fmt: str
+        self,
+        name: str,
+        model: type[PredictionRow],
+        known_items: list[str],
+        fmt: str,
+        whose_items: WhoseItems | None = None,
     ) -> None:
         self.name, self.model = name, model
+        self.whose_items = whose_items
         self.unit = "row" if fmt == "parquet" else "line"
         self.strict = fmt != "csv"  # CSV cells are text; typed formats must carry the types
         self.known_items = known_items
@@ -304,8 +319,14 @@ class _RowChecker:
         # column); each is an error, with the field it most likely means.
         self.unknown: dict[str, int | None] = {}
         self.header_line = 1 if fmt == "csv" else None
-        self.row_problems = _Capped()  # in line order as they come
+        self.row_problems = Grouped()  # by kind, in line order as they come
         self.file_problems: list[Problem] = []
+        # Items named by any row, valid or not (an item with a bad row is not "missing"), and
+        # the rows naming an item the dataset does not have, with the first of those ids.
+        self.mentioned: set[int] = set()
+        self.named_rows = 0
+        self.unknown_rows = 0
+        self.unknown_sample: list[str] = []
         # Field signature -> row count and its first lines; rows with / without a run.
         self.presence: Counter[frozenset[str]] = Counter()
         self.presence_lines: dict[frozenset[str], list[int]] = {}
@@ -343,16 +364,18 @@ class _RowChecker:
         try:
             row = model.model_validate(record, strict=self.strict)
         except ValidationError as exc:
-            if self.row_problems.full:  # counted only: formatting them costs most of the time
-                self.row_problems.more += exc.error_count()
-                return
-            for problem in _row_problems(name, line, exc, unit):
-                self.report(problem)
+            for err in exc.errors(include_url=False):
+                field = ".".join(str(part) for part in err["loc"]) or None
+                if self.row_problems.wants(field, err["msg"]):
+                    self.report(_row_problem(name, line, field, err, unit))
+                else:  # counted only: formatting them costs most of the time
+                    self.row_problems.count(field, err["msg"])
+            item_id = record.get("item_id")
+            if isinstance(item_id, str) and item_id:  # its item is checked all the same
+                self._item(item_id, line)
             return
-        item = self.index.get(row.item_id)
+        item = self._item(row.item_id, line)
         if item is None:
-            message = f"unknown item_id {records.shown(row.item_id)}"
-            self.report(Problem(name, line, "item_id", message, unit))
             return
         if not model.one_row_per_run:
             clash = _nothing_clash(row, line, unit, self.nothing, self.something)
@@ -368,19 +391,58 @@ class _RowChecker:
         self.optional_given.update(f for f in model.per_row_optional if getattr(row, f) is not None)
         self.rows.add(line, item, row)
 
+    def _item(self, item_id: str, line: int) -> int | None:
+        """The index of the known item `item_id`, or None, reporting an unknown one."""
+        self.named_rows += 1
+        item = self.index.get(item_id)
+        if item is not None:
+            self.mentioned.add(item)
+            return item
+        self.unknown_rows += 1
+        if len(self.unknown_sample) < UNKNOWN_SAMPLE:
+            self.unknown_sample.append(item_id)
+        if self.row_problems.wants("item_id", UNKNOWN_ITEM):  # formatted only when kept
+            message = f"unknown item_id {records.shown(item_id)}"
+            self.report(Problem(self.name, line, "item_id", message, self.unit))
+        else:
+            self.row_problems.count("item_id", UNKNOWN_ITEM)
+        return None
+
+    def _whose(self) -> list[str]:
+        """What most rows' item ids are, when most are not this dataset's: said first."""
+        if not self.unknown_rows or self.unknown_rows * 2 < self.named_rows:
+            return []
+        found = self.whose_items(self.unknown_sample) if self.whose_items else None
+        share = f"{self.unknown_rows} of the {self.named_rows} rows name items"
+        if found:
+            return [f"{share} this benchmark's dataset does not have; {found}"]
+        example = ", ".join(records.shown(i) for i in self.unknown_sample[:3])
+        return [
+            f"{share} this benchmark's dataset does not have (e.g. {example}): is the file "
+            "for another benchmark, or made on another version of the dataset?"
+        ]
+
     def result(self, allow_partial: bool) -> tuple[pa.Table, tuple[str, ...], int]:
         """The validated table, the fields given and the items answered; raises on problems."""
-        name, unit = self.name, self.unit
-        located = [self.row_problems, self._unknown_columns()]
-        if self.model.one_row_per_run:
-            located.append(self.rows.duplicates(name, unit, self.known_items))
-        located += self._consistency()
-        submitted = self.rows.items()
+        name = self.name
+        found = self.row_problems
+        capped = (
+            [self.rows.duplicates(name, self.unit, self.known_items)]
+            if (self.model.one_row_per_run)
+            else []
+        )
+        for group in [*capped, *self._consistency()]:
+            for problem in group.kept:
+                found.add(problem)
+            if group.more:
+                last = group.kept[-1]
+                found.count(last.field, last.message, group.more)
+        columns = self._unknown_columns()
         file_level = list(self.file_problems)
-        if not self.rows.count and not any(c.kept for c in located) and not file_level:
+        if not self.rows.count and not found.total and not columns.total and not file_level:
             file_level.append(Problem(name, None, None, "no predictions in file"))
-        missing = [item for i, item in enumerate(self.known_items) if i not in submitted]
-        if missing and self.rows.count and not allow_partial:
+        missing = [item for i, item in enumerate(self.known_items) if i not in self.mentioned]
+        if missing and self.named_rows and not allow_partial:
             listed = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
             file_level.append(
                 Problem(
@@ -391,17 +453,15 @@ class _RowChecker:
                     "(use --allow-partial to score the answered items only)",
                 )
             )
-        kept = sorted((p for c in located for p in c.kept), key=lambda p: p.line or 0)
-        omitted = sum(c.more for c in located) + max(len(kept) - MAX_PROBLEMS, 0)
-        if kept or file_level or omitted:
-            shown = kept[:MAX_PROBLEMS] + file_level
-            raise ValidationFailed(shown, limit=len(shown), omitted=omitted)
+        if found.total or columns.total or file_level:
+            raise failure(found, file_level, hints=self._whose(), first=columns)
+        submitted = self.rows.items()
         usual = next(iter(self.presence))
         given = tuple(f for f in self.fields if f in usual | self.optional_given)
         return self.rows.table(given, self.known_items), given, len(submitted)
 
-    def _unknown_columns(self) -> _Capped:
-        found = _Capped()
+    def _unknown_columns(self) -> Grouped:
+        found = Grouped()
         for key, line in self.unknown.items():
             field = records.printable_name(key)
             found.add(Problem(self.name, line, field, unknown_column(key, self.model), self.unit))
@@ -519,14 +579,10 @@ class _Columns:
         return pa.table(columns)
 
 
-def _row_problems(name: str, line: int, exc: ValidationError, unit: str) -> list[Problem]:
-    out = []
-    for err in exc.errors(include_url=False):
-        field = ".".join(str(part) for part in err["loc"]) or None
-        value = err.get("input")
-        value_text = "" if isinstance(value, dict) else f" (got {records.shown(value)})"
-        out.append(Problem(name, line, field, f"{err['msg']}{value_text}", unit))
-    return out
+def _row_problem(name: str, line: int, field: str | None, err: Any, unit: str) -> Problem:
+    value = err.get("input")
+    value_text = "" if isinstance(value, dict) else f" (got {records.shown(value)})"
+    return Problem(name, line, field, f"{err['msg']}{value_text}", unit)
 
 
 def _nothing_clash(
