@@ -13,7 +13,10 @@ before a byte of it is read, its bytes read once and hashed, and what is parsed 
 those bytes. A folder is refused for an unknown benchmark, missing or extra files, a file whose
 checksum no longer matches `submission.json` (edited by hand), or a meta or record that breaks
 its schema. A judge belongs to one folder: two folders of a benchmark claiming one judge (or
-one model variant of the alias table) are refused, naming both.
+one model variant of the alias table) are refused, naming both; names are compared as
+identities (`base.names.canonical`: case, spacing and punctuation ignored), and a name that is
+a paper's row of the alias table, written another way, is refused unless the table declares the
+folder's judge that row's reproduction.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ from mathjudge import registry
 from mathjudge.base import safejson, safeyaml, sidefiles
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
+from mathjudge.base.names import canonical
 from mathjudge.repo import confined
 from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
@@ -294,24 +297,39 @@ def find_folders(repo: Path) -> list[Folder]:
         _benchmark(bench, repo / SUBMISSIONS / bench)
         out += [read_folder(repo, bench, slug) for slug in subfolders(repo, SUBMISSIONS, bench)]
     one_folder_per_judge(out)
+    for folder in out:
+        not_a_papers_name(folder.benchmark, folder.meta.judge, folder.name)
     return out
+
+
+def not_a_papers_name(benchmark: str, judge: str, where: str) -> None:
+    """Refuse a judge named as a paper's row of the alias table (case, spacing or punctuation
+    aside) that the table does not declare this judge's pair: the board would show the two as
+    rows no reader can tell apart, and the site build refuses that."""
+    from mathjudge.document.aliases import table
+
+    paper = table().paper_row_named(benchmark, judge)
+    if paper is not None:
+        raise MathJudgeError(
+            f"{where}: the judge {printable(repr(judge))} is the paper's {printable(repr(paper))} "
+            f"on {benchmark}, written another way: a submission cannot take the name of a "
+            "paper's result. Give it a name of its own (e.g. with its configuration); if it is "
+            "that paper's judge configuration, the maintainers declare the pair in "
+            f"mathjudge/benchmarks/{benchmark}/aliases.yaml"
+        )
 
 
 def identities(benchmark: str, meta: SubmissionMeta) -> set[str]:
     """What makes two submissions of a benchmark the same judge on the leaderboard: the judge
-    name (compatibility-normalised, case and spacing ignored) and, where the alias table maps
-    it, the model variant it is shown as."""
+    name as an identity (`base.names.canonical`: case, spacing and punctuation ignored) and,
+    where the alias table maps it, the model variant it is shown as."""
     from mathjudge.document.aliases import table
 
-    out = {f"judge {_normalised(meta.judge)}"}
+    out = {f"judge {canonical(meta.judge)}"}
     found = table().model_of(benchmark, "reproduced", meta.judge, meta.stored())
     if found is not None:
-        out.add(f"model {found[0].id}, variant {_normalised(found[1])}")
+        out.add(f"model {found[0].id}, variant {canonical(found[1])}")
     return out
-
-
-def _normalised(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def one_folder_per_judge(folders: list[Folder]) -> None:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass
 
+from mathjudge.base.names import canonical
 from mathjudge.spec.presentation import BenchmarkPresentation
 from mathjudge.spec.results import Submission
 
@@ -52,8 +53,15 @@ class BoardSubmission(Submission):
     process_reward_model, rule, baseline; None where the meta gives none). `provenance` says
     where the predictions come from: "paper" for a result transcribed from a paper (source
     "reported"; no predictions), "published_outputs" for predictions converted from raw outputs
-    the authors published (the meta's `converted_from` names them), "submitted" otherwise."""
+    the authors published (the meta's `converted_from` names them), "submitted" otherwise.
 
+    `identity` is the judge this result belongs to: its name as an identity
+    (`base.names.canonical`), or for a paper's row declared the pair of our reproduction (the
+    benchmark's aliases.yaml), the reproduction's. Results with one identity on a board are one
+    judge: one row, with its sources. Publish refuses a board where two results would be two
+    rows under names that differ only in case, spacing or punctuation."""
+
+    identity: str = ""  # left empty: the canonical form of `judge`
     meta_file: str | None = None  # under the site's data/ folder
     # Added by the site's export: the predictions as scored, one JSON line per item (gzip).
     predictions_file: str | None = None
@@ -62,6 +70,12 @@ class BoardSubmission(Submission):
     model: ModelRef | None = None
     kind: str | None = None
     provenance: Provenance = "submitted"
+    # A baseline the benchmark's spec declares: what its rule does and what its value tells.
+    reference_note: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.identity:
+            object.__setattr__(self, "identity", canonical(self.judge))
 
 
 class RankEntry(_Model):
@@ -73,8 +87,9 @@ class RankEntry(_Model):
 
 
 class Exclusion(_Model):
-    """Why a submission has no rank: `kind` one of reported, partial, example, other dataset,
-    no headline, undefined, alone, not ranked; `text` says it in words."""
+    """Why a submission has no rank: `kind` one of reported, baseline, partial, example, other
+    dataset, no headline, undefined, alone, not ranked; `text` says it in words. A baseline is
+    a reference line (meta `kind: baseline`), never ranked."""
 
     kind: str
     text: str
