@@ -22,6 +22,7 @@ import pytest
 from mathjudge import store as results_store
 from mathjudge.api import publish_site
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.names import canonical
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site.views import judge_page
@@ -172,7 +173,7 @@ def test_explorer_data_matches_hand_counted_disagreements(
     assert {r["item_id"]: r["judges_wrong"] for r in items} == wrong
     assert sum(r["judges_answered"] for r in items) == 4 * 1000 + 700
     # The judge's page says it and links into the item explorer filtered to its disagreements.
-    page = (site["out"] / judge_page("reproduced", "noisy judge")).read_text(encoding="utf-8")
+    page = (site["out"] / judge_page(canonical("noisy judge"))).read_text(encoding="utf-8")
     assert f"{expected} of 1000 disagree with the gold label" in page
     judges = site["bench"]["items"]["judges"]
     position = [j["submission"] for j in judges].index(noisy)
@@ -192,7 +193,7 @@ def test_each_judge_predictions_download_is_what_it_was_scored_on(
         assert {r["item_id"]: r["score"] for r in rows} == {
             r["item_id"]: r["score"] for r in submitted[judge]
         }
-        page = (site["out"] / judge_page("reproduced", judge)).read_text(encoding="utf-8")
+        page = (site["out"] / judge_page(canonical(judge))).read_text(encoding="utf-8")
         assert f'href="../data/predictions/{sid}.jsonl.gz" download' in page
 
 

@@ -1,11 +1,12 @@
 """View models of the benchmark pages, the judge pages and the judges' index.
 
 A benchmark page reads top down as a reader on a phone wants it: the verdict in one line, the
-board (every judge, its rank or why none, the headline with its interval and n), then the
-chart, the scopes, the reproductions, and the methodology folded away. A judge page lists its
-results on every benchmark with its predictions and meta to download and a way into the item
-explorer filtered to it. A judge is a (source, name) pair: a reported row and a reproduced row
-with the same name are different results and get different pages.
+board (every judge, its rank or why none, the headline with its interval and n, the paper's
+value beside ours), the reference lines (baselines), then the chart, the scopes, the
+reproductions, and the methodology folded away. A judge page lists its results on every
+benchmark with its predictions and meta to download and a way into the item explorer filtered
+to it. A judge is an identity (`BoardSubmission.identity`): one page and one entry of the index
+for our result and the paper's row declared its pair, however each spells the name.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ class BenchmarkPage(View):
     counts: Counts
     filters: Filters
     table: Table  # overall, every judge, with ranks
+    references: Table  # overall, the baselines: reference lines, never ranked
     chart: Chart
     sections: tuple[Section, ...]  # the other scopes
     comparisons: tuple[ComparisonView, ...]
@@ -163,6 +165,8 @@ class JudgeEntry(View):
     submission: SubmissionView
     scores: Table  # overall scores, this judge only
     standing: Standing
+    # The paper's values of this judge beside ours, where a paper's row is ours folded in.
+    comparison: ComparisonView | None = None
     explorer: str  # link into the item explorer filtered to this judge ("" without items)
     n_disagree: int | None  # items where it disagrees with gold (None: not compared)
     n_answered: int
@@ -170,7 +174,6 @@ class JudgeEntry(View):
 
 class JudgePage(View):
     judge: str
-    source: str
     ref: JudgeRef  # of its first entry (source, kind and model as on every table)
     page: str
     entries: tuple[JudgeEntry, ...]

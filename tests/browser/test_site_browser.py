@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from playwright.sync_api import Browser, Page
 
 from browser.conftest import FORMULA_JUDGE, IMG_JUDGE, O1, SCRIPT_JUDGE, Site, Watched, shots_dir
+from mathjudge.base.names import canonical
 from mathjudge.site.views import judge_page
 
 PHONE = {"width": 390, "height": 844}
@@ -268,7 +269,7 @@ def test_an_item_explorer_filtered_to_a_category_and_a_judges_disagreements(
     assert rows.first.locator("td[data-judge-col]").inner_text().endswith("(disagrees)")
     _shot(page, "items-judgebench-math.png")
     # The judge page leads to the same view: every item it gets wrong.
-    page.goto(site.url(judge_page("reproduced", O1)))
+    page.goto(site.url(judge_page(canonical(O1))))
     page.get_by_role("link", name="Its calls item by item").click()
     page.wait_for_function("document.querySelector('[data-count]').textContent.includes('with')")
     assert rows.count() == len(wrong)
@@ -342,7 +343,7 @@ def test_item_view_of_a_stepmathbench_item_with_every_judge_and_math(
 
 def test_a_judges_predictions_and_meta_download(site: Site, watched: Watched) -> None:
     page = watched.page
-    page.goto(site.url(judge_page("reproduced", "far judge")))
+    page.goto(site.url(judge_page(canonical("far judge"))))
     with page.expect_download() as info:
         page.get_by_role("link", name="Predictions as scored").click()
     path = info.value.path()
@@ -435,11 +436,11 @@ def test_each_kind_of_page_loads_without_errors_and_fits_a_phone(
     for bench in doc["benchmarks"]:
         pages.append(f"{bench['name']}.html")
         first = bench["submissions"][0]
-        pages.append(judge_page(first["source"], first["judge"]))
+        pages.append(judge_page(first["identity"]))
     pages += [f"datasets/{d['name']}.html" for d in doc["datasets"]]
     pages += [f"items/{name}/index.html" for name in ("stepmathbench", "opc", "judgebench")]
     pages += ["items/stepmathbench/item.html#stepmath-1", f"models/{doc['models'][0]['id']}.html"]
-    pages.append(judge_page("reproduced", SCRIPT_JUDGE))
+    pages.append(judge_page(canonical(SCRIPT_JUDGE)))
     failed: list[str] = []
     watched.page.on("requestfailed", lambda r: failed.append(r.url))
     for path in pages:
