@@ -21,7 +21,7 @@ from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.scoring.engine import resolve_options, score
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.request import EvaluationRequest
-from mathjudge.spec.results import DatasetSnapshot, Evaluation
+from mathjudge.spec.results import DatasetSnapshot, Evaluation, SubmittedFile
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store.lock import check_store_path, lock_timeout
 from mathjudge.validate.submission import Submission, load_submission
@@ -160,6 +160,9 @@ def evaluate(
         predictions=scored.predictions,
         extras=scored.extras,
         dataset=snapshot(spec, dataset, items),
+        submitted=SubmittedFile(submission.format, submission.content)
+        if submission.format is not None and submission.content is not None
+        else None,
         created=datetime.now(UTC).isoformat(),  # to the microsecond: re-runs stay ordered
     )
     _keep(result, request.store, request.json_out)

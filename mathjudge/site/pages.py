@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from mathjudge.site.board import Chart, Glance
 from mathjudge.site.modelpages import BenchRef, ComparisonView
+from mathjudge.site.reproduce import Reproduce
 from mathjudge.site.views import (
     KIND_LABEL,
     PROVENANCE_FILTER,
@@ -167,6 +168,7 @@ class JudgeEntry(View):
     standing: Standing
     # The paper's values of this judge beside ours, where a paper's row is ours folded in.
     comparison: ComparisonView | None = None
+    reproduce: Reproduce | None = None  # what recomputes the row (none for a paper's row)
     explorer: str  # link into the item explorer filtered to this judge ("" without items)
     n_disagree: int | None  # items where it disagrees with gold (None: not compared)
     n_answered: int

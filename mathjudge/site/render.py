@@ -53,6 +53,7 @@ from mathjudge.site.pages import (
     submission_view,
     when,
 )
+from mathjudge.site.reproduce import reproduce
 from mathjudge.site.sitepages import dataset_views, methodology_view
 from mathjudge.site.swap import swap_in
 from mathjudge.site.views import (
@@ -374,6 +375,7 @@ def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
                     scores=mine,
                     standing=b.standings[sub.id],
                     comparison=compared.get(sub.id),
+                    reproduce=reproduce(sub, bench.presentation.dataset),
                     explorer=explorer_link,
                     n_disagree=found.disagree if found else None,
                     n_answered=found.answered if found else 0,

@@ -243,6 +243,21 @@ def item_details(
     return out
 
 
+def submitted_files(
+    con: duckdb.DuckDBPyConnection, sids: list[str]
+) -> dict[str, tuple[str, bytes]]:
+    """submission id -> (format, bytes) of the predictions file as submitted, for those of
+    these ids that have one (see the `submitted_files` table)."""
+    if not _has(con, "submitted_files"):
+        return {}
+    rows = con.execute(
+        "SELECT submission_id, format, data FROM submitted_files "
+        "WHERE submission_id IN (SELECT unnest(?))",
+        [sids],
+    ).fetchall()
+    return {sid: (fmt, bytes(data)) for sid, fmt, data in rows}
+
+
 def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
     """Repository folder -> (key, submission id) of what `repo sync` stored."""
     if not _has(con, "repository"):

@@ -10,7 +10,6 @@ The site is built once per session (`conftest.site`). Screenshots are kept under
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 from collections import deque
 from html.parser import HTMLParser
@@ -345,9 +344,9 @@ def test_a_judges_predictions_and_meta_download(site: Site, watched: Watched) ->
     page = watched.page
     page.goto(site.url(judge_page(canonical("far judge"))))
     with page.expect_download() as info:
-        page.get_by_role("link", name="Predictions as scored").click()
+        page.get_by_role("link", name="Predictions as submitted").click()
     path = info.value.path()
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
+    with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
     assert len(rows) == 1000 and {"item_id", "score"} <= set(rows[0])
     assert {r["item_id"] for r in rows} == site.answered["far judge"]
