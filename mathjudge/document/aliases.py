@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.names import canonical
-from mathjudge.spec.document import Comparison, ComparisonRow, Verdict
+from mathjudge.spec.document import Comparison, ComparisonRow, ModelFacts, ModelType, Verdict
 from mathjudge.spec.results import Submission
 
 MODELS = "models.yaml"  # in this package
@@ -60,6 +60,30 @@ class Model(_Strict):
     organization: str | None = None
     aliases: tuple[str, ...] = ()  # names a submission's meta may give as its `model`
     judges: tuple[JudgeAlias, ...] = ()  # from the benchmarks' aliases.yaml
+    # The model's facts where a source states them (see models.yaml), None where none does.
+    type: ModelType | None = None
+    parameters: str | None = Field(default=None, pattern=r"^\d[\dx.]*[BM]$")
+    open_weights: bool | None = None
+    license: str | None = None
+    released: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    facts_from: str | None = None
+
+    @model_validator(mode="after")
+    def _sourced(self) -> Model:
+        stated = (self.type, self.parameters, self.open_weights, self.license, self.released)
+        if any(v is not None for v in stated) and not self.facts_from:
+            raise ValueError(f"{self.id}: facts without `facts_from`, the source that states them")
+        return self
+
+    def facts(self) -> ModelFacts:
+        return ModelFacts(
+            type=self.type,
+            parameters=self.parameters,
+            open_weights=self.open_weights,
+            license=self.license,
+            released=self.released,
+            facts_from=self.facts_from,
+        )
 
 
 class Pair(_Strict):

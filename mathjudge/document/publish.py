@@ -143,7 +143,13 @@ def _submission(
     found = aliases.model_of(benchmark, stored.source, stored.judge, meta)
     model = None
     if found is not None:
-        model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
+        model = ModelRef(
+            id=found[0].id,
+            name=found[0].name,
+            variant=found[1],
+            pipeline=found[2],
+            type=found[0].type,
+        )
     kind = meta.get("kind")
     # A paper's row declared the pair of our reproduction is that judge.
     paired = aliases.reproduction_of(benchmark, stored.judge) if stored.source == REPORTED else None
@@ -269,6 +275,7 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
             id=mid,
             name=names[mid].name,
             organization=names[mid].organization,
+            facts=names[mid].facts(),
             results=entry["results"],
         )
         for mid, entry in sorted(found.items())

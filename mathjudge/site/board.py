@@ -42,27 +42,36 @@ NO_JUDGE = "no judge reproduced here yet, only baselines (reference lines) and p
 class FilterState(View):
     sources: tuple[str, ...]  # provenances shown, in PROVENANCES order
     kind: str  # a kind key, or ALL_KINDS
+    mtype: str = ALL_KINDS  # a model type key (`JudgeRef.mtype`), or ALL_KINDS
 
     @property
     def key(self) -> str:
         """The state's name as the page's script spells it from its controls: the shown
-        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind."""
+        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind, then
+        the model type."""
         bits = sum(1 << i for i, p in enumerate(PROVENANCES) if p in self.sources)
-        return f"{bits}-{self.kind}"
+        return f"{bits}-{self.kind}-{self.mtype}"
 
-    def shows(self, sub: BoardSubmission, kind: str) -> bool:
-        return sub.provenance in self.sources and self.kind in (ALL_KINDS, kind)
+    def shows(self, judge: JudgeRef) -> bool:
+        return (
+            judge.source.provenance in self.sources
+            and self.kind in (ALL_KINDS, judge.kind)
+            and self.mtype in (ALL_KINDS, judge.mtype)
+        )
 
 
-def filter_states(kinds: Iterable[str]) -> list[FilterState]:
-    """Every combination of shown sources with every kind choice (all, or one kind); the
-    first is the default, everything shown."""
+def filter_states(kinds: Iterable[str], mtypes: Iterable[str] = ()) -> list[FilterState]:
+    """Every combination of shown sources with every kind choice and every model type choice
+    (all, or one); the first is the default, everything shown."""
     subsets = [
         tuple(p for i, p in enumerate(PROVENANCES) if mask >> i & 1)
         for mask in range(2 ** len(PROVENANCES) - 1, -1, -1)
     ]
     choices = [ALL_KINDS, *sorted(set(kinds))]
-    return [FilterState(sources=s, kind=k) for s in subsets for k in choices]
+    types = [ALL_KINDS, *sorted(set(mtypes))]
+    return [
+        FilterState(sources=s, kind=k, mtype=t) for s in subsets for k in choices for t in types
+    ]
 
 
 class Entry(View):
@@ -152,7 +161,7 @@ def glance_line(
     state: FilterState,
 ) -> GlanceLine:
     """The glance for one filter state (`when` left empty; `glance` groups states)."""
-    shown = [e for s, e in placed if state.shows(s, e.judge.kind)]
+    shown = [e for _, e in placed if state.shows(e.judge)]
     ranked = sorted(
         (e for e in shown if e.standing.rank_point is not None),
         key=lambda e: (e.standing.rank_point, e.judge.judge.casefold()),
@@ -247,7 +256,7 @@ def board(
     reference lines are listed apart."""
     when: dict[str, list[str]] = {}
     for state in states:
-        shown = [(s, e) for s, e in placed if state.shows(s, e.judge.kind)]
+        shown = [(s, e) for s, e in placed if state.shows(e.judge)]
         top = [s.id for s, _ in shown[:FRONT_ROWS]]
         ranked = [(s, e) for s, e in shown if e.standing.rank_point is not None]
         if ranked:

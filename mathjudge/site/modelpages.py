@@ -24,7 +24,7 @@ from mathjudge.site.views import (
     rank_key,
     score_cell,
 )
-from mathjudge.spec.document import BenchmarkDocument, ModelDocument
+from mathjudge.spec.document import BenchmarkDocument, ModelDocument, ModelFacts
 
 
 class BenchRef(View):
@@ -132,11 +132,43 @@ class ModelBenchmark(View):
     entries: tuple[ModelEntry, ...]  # best headline first
 
 
+class FactsView(View):
+    """A model's facts as a reader sees them: each stated one as (label, text), the labels of
+    those no source states, and where the stated ones come from."""
+
+    stated: tuple[tuple[str, str], ...]
+    unstated: tuple[str, ...]
+    sources: str
+
+
+FACT_LABELS = {
+    "type": "Type",
+    "parameters": "Parameters",
+    "open_weights": "Open weights",
+    "license": "Licence",
+    "released": "Released",
+}
+
+
+def facts_view(facts: ModelFacts) -> FactsView:
+    stated, unstated = [], []
+    for key, label in FACT_LABELS.items():
+        value = getattr(facts, key)
+        if value is None:
+            unstated.append(label.lower())
+        elif isinstance(value, bool):
+            stated.append((label, "yes" if value else "no"))
+        else:
+            stated.append((label, str(value)))
+    return FactsView(stated=tuple(stated), unstated=tuple(unstated), sources=facts.facts_from or "")
+
+
 class ModelView(View):
     id: str
     name: str
     organization: str | None
     page: str
+    facts: FactsView
     benchmarks: tuple[ModelBenchmark, ...]
     comparisons: tuple[ComparisonView, ...]
 
@@ -195,6 +227,7 @@ def model_views(contexts: list[Context], models: list[ModelDocument]) -> list[Mo
                 name=model.name,
                 organization=model.organization,
                 page=model_page(model.id),
+                facts=facts_view(model.facts),
                 benchmarks=benches,
                 comparisons=tuple(c for sid, c in every.items() if sid in ids),
             )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from mathjudge.site.board import Chart, Glance
-from mathjudge.site.modelpages import BenchRef, ComparisonView
+from mathjudge.site.modelpages import BenchRef, ComparisonView, FactsView
 from mathjudge.site.reproduce import Reproduce
 from mathjudge.site.views import (
     KIND_LABEL,
@@ -29,6 +29,7 @@ from mathjudge.site.views import (
     Table,
     View,
     bootstrap_text,
+    judge_ref,
     kind_label,
     meta_items,
     percent,
@@ -42,22 +43,29 @@ class Option(View):
 
 
 class Filters(View):
-    """The filter controls of a page: which sources and kinds its results have."""
+    """The filter controls of a page: which sources, kinds and model types its results have."""
 
     sources: tuple[Option, ...]
     kinds: tuple[Option, ...]  # empty: one kind only, no kind filter
     columns: bool  # whether the page has metric columns to choose
+    mtypes: tuple[Option, ...] = ()  # the model table's types; empty: no model type filter
 
 
 def filters(subs: list[BoardSubmission], *, columns: bool = False) -> Filters:
     present = {s.provenance for s in subs}
     kinds = sorted({s.kind if s.kind in KIND_LABEL else UNSTATED for s in subs})
+    types = sorted({judge_ref(s).mtype for s in subs}, key=lambda t: (t == UNSTATED, t))
     return Filters(
         sources=tuple(
             Option(value=p, label=PROVENANCE_FILTER[p]) for p in PROVENANCES if p in present
         ),
         kinds=tuple(Option(value=k, label=kind_label(k)) for k in kinds) if len(kinds) > 1 else (),
         columns=columns,
+        mtypes=tuple(
+            Option(value=t, label="model type not stated" if t == UNSTATED else t) for t in types
+        )
+        if len(types) > 1
+        else (),
     )
 
 
@@ -177,6 +185,7 @@ class JudgeEntry(View):
 class JudgePage(View):
     judge: str
     ref: JudgeRef  # of its first entry (source, kind and model as on every table)
+    model_facts: FactsView | None = None  # of the model it is built on
     page: str
     entries: tuple[JudgeEntry, ...]
 

@@ -37,8 +37,10 @@ from mathjudge.site.metafields import meta_fields
 from mathjudge.site.modelpages import (
     BenchRef,
     Context,
+    FactsView,
     comparisons,
     cross_view,
+    facts_view,
     model_views,
 )
 from mathjudge.site.pages import (
@@ -186,7 +188,7 @@ def render_site(
     if document is None:
         document = load_document(site / "data")
     subs = [s for b in document.benchmarks for s in b.submissions]
-    states = boards.filter_states(kind_key(s) for s in subs)
+    states = boards.filter_states((kind_key(s) for s in subs), (judge_ref(s).mtype for s in subs))
     benches = [Benchmark(b, states) for b in document.benchmarks]
     page = functools.partial(_render, site, origin=document.generated_from)
     contexts = [b.context for b in benches]
@@ -218,7 +220,7 @@ def render_site(
     dataset_pages = {d.name: d.page for d in datasets}
     for b in benches:
         _benchmark_page(site, page, b, dataset_pages)
-    _judge_pages(page, benches)
+    _judge_pages(page, benches, {m.id: facts_view(m.facts) for m in document.models})
     models = model_views(contexts, document.models)
     page(
         "models/index.html",
@@ -339,7 +341,7 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         )
 
 
-def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
+def _judge_pages(page: Any, benches: list[Benchmark], facts: dict[str, FactsView]) -> None:
     """One page per judge identity with its result on every benchmark (a paper's row folded
     into ours is shown there as the comparison, not as an entry of its own), and the index:
     one entry per identity."""
@@ -392,7 +394,13 @@ def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
             "judge.html",
             description=f"{ref.judge}: its results on {len(entries)} benchmark"
             f"{'' if len(entries) == 1 else 's'}, with its predictions and meta.",
-            judge=JudgePage(judge=ref.judge, ref=ref, page=ref.page, entries=tuple(entries)),
+            judge=JudgePage(
+                judge=ref.judge,
+                ref=ref,
+                page=ref.page,
+                entries=tuple(entries),
+                model_facts=facts.get(ref.model.id) if ref.model else None,
+            ),
         )
     listing = tuple(
         JudgeListing(ref=first[key], benchmarks=tuple(where[key]))

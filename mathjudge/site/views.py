@@ -127,6 +127,7 @@ class ModelLink(View):
     page: str
     variant: str
     pipeline: str | None
+    type: str | None = None  # the model table's type, where a source states it
 
 
 class JudgeRef(View):
@@ -152,6 +153,11 @@ class JudgeRef(View):
     def reference(self) -> bool:
         return self.kind == "baseline"
 
+    @property
+    def mtype(self) -> str:
+        """The model type filter's key: the model's type, else UNSTATED."""
+        return self.model.type if self.model and self.model.type else UNSTATED
+
 
 def judge_page(identity: str) -> str:
     """The page of a judge identity (`BoardSubmission.identity`): a file name safe on every
@@ -175,6 +181,7 @@ def judge_ref(sub: BoardSubmission) -> JudgeRef:
             page=model_page(sub.model.id),
             variant=sub.model.variant,
             pipeline=sub.model.pipeline,
+            type=sub.model.type,
         )
     kind = kind_key(sub)
     return JudgeRef(

@@ -25,6 +25,21 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+ModelType = Literal["proprietary LLM", "open LLM", "classifier RM", "PRM", "rule"]
+
+
+class ModelFacts(_Model):
+    """What the curated model table (`document/models.yaml`) says of a model, each fact only
+    where a source states it (None elsewhere); `facts_from` names the sources."""
+
+    type: ModelType | None = None
+    parameters: str | None = None  # as published: "7B", "8x7B"
+    open_weights: bool | None = None
+    license: str | None = None
+    released: str | None = None  # YYYY-MM-DD (or YYYY-MM)
+    facts_from: str | None = None
+
+
 class ModelRef(_Model):
     """The model behind a judge (the curated alias table: `document/models.yaml`
     and each benchmark's `aliases.yaml`).
@@ -37,6 +52,7 @@ class ModelRef(_Model):
     name: str
     variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
     pipeline: str | None = None
+    type: ModelType | None = None  # the model's type, where a source states it
 
 
 Provenance = Literal["submitted", "published_outputs", "paper"]
@@ -216,6 +232,7 @@ class ModelDocument(_Model):
     id: str
     name: str
     organization: str | None = None
+    facts: ModelFacts = ModelFacts()
     results: list[ModelResult]
 
     @property

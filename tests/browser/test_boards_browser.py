@@ -154,3 +154,35 @@ def test_reference_lines_read_on_a_phone(demo: DemoSite, browser: Browser) -> No
         page.screenshot(path=str(shots_dir() / "processbench-phone.png"))
     finally:
         context.close()
+
+
+def test_model_facts_on_judge_and_model_pages_and_the_model_type_filter(
+    demo: DemoSite, page: Page
+) -> None:
+    page.goto(demo.url("judges/index.html"))
+    link = "th.judge > a:first-child"
+    page.locator(link, has_text="InternLM2-7B-Reward").first.click()
+    facts = " ".join(page.locator(".facts-list").first.inner_text().split())
+    assert "Type classifier RM" in facts and "Parameters 7B" in facts
+    assert "Open weights yes" in facts
+    assert (
+        "No source here states its licence, released"
+        in page.locator(".facts-note").first.inner_text()
+    )
+    page.locator(".lead a", has_text="InternLM2-7B-Reward").click()  # its model page
+    assert "Type classifier RM" in " ".join(page.locator(".facts-list").inner_text().split())
+    # The overview filters by model type: rows and glance follow it.
+    page.goto(demo.url("index.html"))
+    details = page.locator("details[data-filters]").first
+    details.locator("summary").click()
+    page.select_option("select[name=mtype]", "PRM")
+    rows = page.locator("#bench-rewardmath tbody tr:not([hidden])")
+    assert rows.count() > 0
+    assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.mtype)")) == {"PRM"}
+    leader = page.locator(
+        ".glance li:has(a.bench[href='rewardmath.html']) .glance-line:not([hidden]) .who"
+    )
+    assert leader.inner_text() in {"ReasonEval-7B", "ReasonEval-34B", "Math-Shepherd-Mistral-7B",
+                                   "Llemma-7B-PRM (PRM800K, levels 1-3)"}  # fmt: skip
+    page.select_option("select[name=mtype]", "classifier RM")
+    assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.mtype)")) == {"classifier RM"}
