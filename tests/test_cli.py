@@ -156,7 +156,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "open the leaderboard: file://" in proc.stdout
-    assert "built 10 dataset(s), evaluated 81 submission(s)" in proc.stdout
+    assert "built 10 dataset(s), evaluated 104 submission(s)" in proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()
     published = (
         "mrmath",
@@ -178,6 +178,13 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
             "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
+            "AND meta->>'kind' <> 'baseline' GROUP BY ALL ORDER BY ALL",
+            [list(published)],
+        ).fetchall()
+        # the shortcut baselines of those boards, computed from the items
+        shortcuts = con.execute(
+            "SELECT benchmark, count(*) FROM submissions WHERE source = 'reproduced' "
+            "AND benchmark IN (SELECT unnest(?)) AND meta->>'kind' = 'baseline' "
             "GROUP BY ALL ORDER BY ALL",
             [list(published)],
         ).fetchall()
@@ -188,6 +195,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         )
     assert rows == [
         ("expertmath", "Solution length", False, 1.0),  # on the shipped example package
+        ("opc", "Constant (always correct)", False, 1.0),
         ("opc", "Constant (always incorrect)", False, 1.0),
         ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
         ("processbench", "Constant (first paragraph wrong)", False, 1.0),
@@ -216,6 +224,16 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("rewardmath", 22, True),
         ("rewardmath_pairwise", 9, True),
     ]
+    assert shortcuts == [
+        ("judgebench", 4),
+        ("judgebench_claude", 4),
+        ("mathcheck_gsm", 2),
+        ("mathcheck_gsm_process", 2),
+        ("mrmath", 2),
+        ("rewardbench_math", 2),
+        ("rewardmath", 2),
+        ("rewardmath_pairwise", 4),
+    ]
     # Every imported judge says what kind it is and where its outputs are published; the
     # demo's own baselines say they are baselines or rules.
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
@@ -231,7 +249,9 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
             "rule",
             "baseline",
         )
-        published_judge = benchmark in published or judge.startswith("OPC LLM judge")
+        published_judge = (
+            benchmark in published and meta["kind"] != "baseline"
+        ) or judge.startswith("OPC LLM judge")
         assert meta.get("converted_from", "").startswith("https://github.com/") == published_judge
     for page in (
         "stepmathbench",
@@ -281,7 +301,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         return proc.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 81
+    assert len(folders) == 104
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -296,7 +316,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
     sync = ["repo", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
-    assert "81 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "104 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -305,7 +325,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 200
-    assert "0 submission(s) scored, 81 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 104 unchanged, 0 removed" in cli(*sync)
 
 
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:

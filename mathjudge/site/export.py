@@ -209,7 +209,7 @@ def write_predictions(
         return
     (data_dir / PREDICTIONS).mkdir(exist_ok=True)
     written: dict[str, str] = {}
-    for sid, (fmt, data) in read.submitted_files(con, [s.id for s in subs]).items():
+    for sid, fmt, data in read.submitted_files(con, [s.id for s in subs]):
         if fmt not in SUBMITTED_FORMATS:
             continue  # written by no mathjudge: never a file name
         name = f"{PREDICTIONS}/{sid}.{fmt}"

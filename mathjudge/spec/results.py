@@ -115,11 +115,13 @@ class Submission:
 
 @dataclass(frozen=True)
 class SubmittedFile:
-    """A predictions file as submitted: its format (jsonl, csv, parquet) and its bytes, the
-    ones its sha256 names and the evaluation parsed."""
+    """A predictions file as submitted: its format (jsonl, csv, parquet) and its bytes (the
+    ones its sha256 names and the evaluation parsed), gzip-compressed: a predictions file
+    shrinks about tenfold, which is what the evaluation holds while it scores and what the
+    store copies."""
 
     format: str
-    data: bytes = field(repr=False)
+    gzipped: bytes = field(repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)

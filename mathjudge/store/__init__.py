@@ -141,7 +141,7 @@ def _insert(con: duckdb.DuckDBPyConnection, result: Evaluation) -> str:
     if result.submitted is not None:
         con.execute(
             "INSERT INTO submitted_files VALUES (?, ?, ?)",
-            [sid, result.submitted.format, result.submitted.data],
+            [sid, result.submitted.format, result.submitted.gzipped],
         )
     if result.dataset is not None:
         _save_dataset(con, result.dataset)

@@ -245,17 +245,25 @@ def item_details(
 
 def submitted_files(
     con: duckdb.DuckDBPyConnection, sids: list[str]
-) -> dict[str, tuple[str, bytes]]:
-    """submission id -> (format, bytes) of the predictions file as submitted, for those of
-    these ids that have one (see the `submitted_files` table)."""
+) -> Iterator[tuple[str, str, bytes]]:
+    """(submission id, format, bytes) of the predictions file as submitted, for those of these
+    ids that have one (see the `submitted_files` table), one file in memory at a time."""
+    import gzip
+
     if not _has(con, "submitted_files"):
-        return {}
-    rows = con.execute(
-        "SELECT submission_id, format, data FROM submitted_files "
-        "WHERE submission_id IN (SELECT unnest(?))",
-        [sids],
-    ).fetchall()
-    return {sid: (fmt, bytes(data)) for sid, fmt, data in rows}
+        return
+    cursor = con.cursor()
+    try:
+        cursor.execute(
+            "SELECT submission_id, format, gzipped FROM submitted_files "
+            "WHERE submission_id IN (SELECT unnest(?)) ORDER BY submission_id",
+            [sids],
+        )
+        while (row := cursor.fetchone()) is not None:
+            sid, fmt, data = row
+            yield sid, fmt, gzip.decompress(data)
+    finally:
+        cursor.close()
 
 
 def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:

@@ -88,13 +88,13 @@ CREATE TABLE IF NOT EXISTS repository (
     key VARCHAR NOT NULL,
     submission_id VARCHAR NOT NULL
 );
--- Each submission's predictions file as submitted (the bytes its sha256 names; `format` is
--- jsonl, csv or parquet), so that a published site can offer the very file to score again.
--- Results scored from rows in memory have none.
+-- Each submission's predictions file as submitted (the bytes its sha256 names, gzip-
+-- compressed; `format` is jsonl, csv or parquet), so that a published site can offer the very
+-- file to score again. Results scored from rows in memory have none.
 CREATE TABLE IF NOT EXISTS submitted_files (
     submission_id VARCHAR PRIMARY KEY,
     format VARCHAR NOT NULL,
-    data BLOB NOT NULL
+    gzipped BLOB NOT NULL
 );
 -- The leaderboard document last published from this store (`document.publish`).
 CREATE TABLE IF NOT EXISTS documents (
