@@ -187,6 +187,13 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         imported = con.execute(
             "SELECT benchmark, count(*), bool_and(NOT partial) FROM submissions "
             "WHERE source = 'reproduced' AND benchmark IN (SELECT unnest(?)) "
+            "AND meta->>'kind' <> 'baseline' GROUP BY ALL ORDER BY ALL",
+            [list(published)],
+        ).fetchall()
+        # the shortcut baselines of those boards, computed from the items
+        shortcuts = con.execute(
+            "SELECT benchmark, count(*) FROM submissions WHERE source = 'reproduced' "
+            "AND benchmark IN (SELECT unnest(?)) AND meta->>'kind' = 'baseline' "
             "GROUP BY ALL ORDER BY ALL",
             [list(published)],
         ).fetchall()
@@ -197,6 +204,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         )
     assert rows == [
         ("expertmath", "Solution length", False, 1.0),  # on the shipped example package
+        ("opc", "Constant (always correct)", False, 1.0),
         ("opc", "Constant (always incorrect)", False, 1.0),
         ("opc", "OPC LLM judge (from the corpus)", True, 311 / 434),
         ("processbench", "Constant (first paragraph wrong)", False, 1.0),
@@ -227,6 +235,16 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         ("rewardmath", 22, True),
         ("rewardmath_pairwise", 9, True),
     ]
+    assert shortcuts == [
+        ("judgebench", 4),
+        ("judgebench_claude", 4),
+        ("mathcheck_gsm", 2),
+        ("mathcheck_gsm_process", 2),
+        ("mrmath", 2),
+        ("rewardbench_math", 2),
+        ("rewardmath", 2),
+        ("rewardmath_pairwise", 4),
+    ]
     # Every imported judge says what kind it is and where its outputs are published; the
     # demo's own baselines say they are baselines or rules.
     with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
@@ -242,7 +260,9 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
             "rule",
             "baseline",
         )
-        published_judge = benchmark in published or judge.startswith("OPC LLM judge")
+        published_judge = (
+            benchmark in published and meta["kind"] != "baseline"
+        ) or judge.startswith("OPC LLM judge")
         assert meta.get("converted_from", "").startswith("https://github.com/") == published_judge
     for page in (
         "stepmathbench",

@@ -85,7 +85,7 @@ def test_check_refuses_a_look_alike_name_naming_both_folders(
     out = refused(
         check(repo, datasets_dir),
         "stepmathbench/other and stepmathbench/plus-one both claim the judge",
-        "looks like it on a page",
+        "reads as the same name on a page",
     )
     # Both names are printed, and never alike.
     assert escaped(GENUINE) in out and escaped(LOOK_ALIKES[kind]) in out
@@ -124,7 +124,7 @@ def test_submit_refuses_a_look_alike_of_a_judge_in_the_repository(
         cli("submit", "stepmathbench", str(preds), "--meta", str(meta), "--to", str(repo),
             "--datasets", str(datasets_dir)),
         "holds the judge 'MyGrader (GPT-4o)' already",
-        "'MyGrader (GPT-4\\u03bf)' looks like it on a page",
+        "'MyGrader (GPT-4\\u03bf)' reads as the same name on a page",
     )  # fmt: skip
     assert sorted(p.name for p in (repo / "submissions" / "stepmathbench").iterdir()) == [
         "plus-one"

@@ -28,7 +28,7 @@ from mathjudge.site.export import download_names
 from mathjudge.site.render import render_site
 
 SCRIPT_JUDGE = "<script>alert(1)</script>"
-MAIN = "StepMathBench: every result on all items"  # caption of the benchmark page's main table
+MAIN = "StepMathBench: every judge on all items"  # caption of the benchmark page's main table
 OUR_INLINE_SCRIPT = '<script>document.documentElement.classList.add("js")</script>'
 IMG_JUDGE = '"><img src=x onerror=alert(1)>'
 # metric -> (column label, scale, decimals) as the paper's Table 3 shows them

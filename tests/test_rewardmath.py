@@ -71,6 +71,38 @@ def test_offline_build_has_every_item_and_says_what_it_lacks(offline: Build) -> 
     }
 
 
+def test_offline_build_counts_each_solutions_steps(offline: Build, mirror: Path) -> None:
+    """The number of steps, which the length shortcuts rank by: in a build without texts, the
+    length of the step-score lists of the three process reward models that agree; it is the
+    number of steps of the texts the repository keeps for two problems."""
+    solutions, games = offline.tables
+    counts = {r["item_id"]: r["n_steps"] for r in solutions.rows}
+    assert all(isinstance(n, int) and n >= 1 for n in counts.values())
+    sample = json.loads(
+        (mirror / "rewardmath/dataset/benchmark/RewardMATH_direct.json").read_text()
+    )
+    assert len(sample) == 20
+    for row in sample:
+        pid, place = row["problem_id"], row["id"] - 10 * row["problem_id"]
+        solution = next(
+            r for r in solutions.rows if (r["problem_index"], r["position"]) == (pid, place)
+        )
+        assert solution["n_steps"] == len(row["eval_solution"])
+    # Games carry the two step counts as shown: A is the correct solution where it is shown first.
+    for game in games.rows[:50]:
+        correct, wrong = counts[game["correct_item_id"]], counts[game["item_id"]]
+        shown = (correct, wrong) if game["correct_is_a"] else (wrong, correct)
+        assert (game["n_steps_a"], game["n_steps_b"]) == shown
+    # The three files must agree: one count changed is refused, naming the problem.
+    items = rewardmath.read_json_array(mirror / "rewardmath" / rewardmath.ITEMS_FILE)
+    files = [rewardmath.read_json_array(mirror / "rewardmath" / f) for f in rewardmath.STEP_FILES]
+    files[1][5]["score"][2] = files[1][5]["score"][2][:-1]
+    with pytest.raises(
+        MathJudgeError, match=r"ArmoRM_reward\.json row 5: the step-score files disagree"
+    ):
+        rewardmath.step_counts(items, files)
+
+
 def test_manifest_carries_the_limitation(real_datasets: Path) -> None:
     manifest = json.loads((real_datasets / "rewardmath" / "manifest.json").read_text())
     assert manifest["limitations"] == [rewardmath.NO_TEXTS]
@@ -96,6 +128,9 @@ def test_hub_schema_build_carries_the_texts() -> None:
     assert built.checks["games_showing_the_direct_texts"] == len(games.rows) == 18
     game = games.rows[1]  # problem 0, game 1: the correct solution shown as B
     assert game["chosen_position"] == "B" and game["solution_b"] == first["steps"]
+    # From the Hub the step counts are those of the texts.
+    assert all(r["n_steps"] == len(r["steps"]) for r in solutions.rows)
+    assert (game["n_steps_a"], game["n_steps_b"]) == (len(game["solution_a"]), len(first["steps"]))
 
 
 def _hub_rows(name: str) -> list[dict]:

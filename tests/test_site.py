@@ -9,7 +9,7 @@ difference there), and hand-counted disagreements from the raw upstream rows.
 from __future__ import annotations
 
 import csv
-import gzip
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -22,6 +22,7 @@ import pytest
 from mathjudge import store as results_store
 from mathjudge.api import publish_site
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.names import canonical
 from mathjudge.scoring.compare import compare
 from mathjudge.scoring.evaluator import evaluate_file
 from mathjudge.site.views import judge_page
@@ -172,7 +173,7 @@ def test_explorer_data_matches_hand_counted_disagreements(
     assert {r["item_id"]: r["judges_wrong"] for r in items} == wrong
     assert sum(r["judges_answered"] for r in items) == 4 * 1000 + 700
     # The judge's page says it and links into the item explorer filtered to its disagreements.
-    page = (site["out"] / judge_page("reproduced", "noisy judge")).read_text(encoding="utf-8")
+    page = (site["out"] / judge_page(canonical("noisy judge"))).read_text(encoding="utf-8")
     assert f"{expected} of 1000 disagree with the gold label" in page
     judges = site["bench"]["items"]["judges"]
     position = [j["submission"] for j in judges].index(noisy)
@@ -184,16 +185,18 @@ def test_each_judge_predictions_download_is_what_it_was_scored_on(
     site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
 ) -> None:
     submitted = _judges(stepmath_rows)
+    files = {judge: f"preds-{n}.jsonl" for n, judge in enumerate(submitted)}
     for judge, sid in site["ids"].items():
         (sub,) = [s for s in site["bench"]["submissions"] if s["id"] == sid]
-        assert sub["predictions_file"] == f"predictions/{sid}.jsonl.gz"
-        with gzip.open(site["out"] / "data" / sub["predictions_file"], "rt") as handle:
-            rows = [json.loads(line) for line in handle]
-        assert {r["item_id"]: r["score"] for r in rows} == {
-            r["item_id"]: r["score"] for r in submitted[judge]
-        }
-        page = (site["out"] / judge_page("reproduced", judge)).read_text(encoding="utf-8")
-        assert f'href="../data/predictions/{sid}.jsonl.gz" download' in page
+        assert sub["predictions_file"] == f"predictions/{sid}.jsonl"
+        published = (site["out"] / "data" / sub["predictions_file"]).read_bytes()
+        # The file as submitted, byte for byte: its sha256 is the recorded one.
+        assert published == (site["tmp"] / files[judge]).read_bytes()
+        assert hashlib.sha256(published).hexdigest() == sub["sha256"]
+        rows = [json.loads(line) for line in published.decode().splitlines()]
+        assert rows == submitted[judge]
+        page = (site["out"] / judge_page(canonical(judge))).read_text(encoding="utf-8")
+        assert f'href="../data/predictions/{sid}.jsonl" download' in page
 
 
 def test_csv_neutralises_formulas_but_keeps_numbers(site: dict[str, Any]) -> None:

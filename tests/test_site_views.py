@@ -14,11 +14,13 @@ import pytest
 from pydantic import TypeAdapter
 
 from mathjudge import registry
+from mathjudge.base.names import canonical
 from mathjudge.site import board as boards
 from mathjudge.site.items import natural_key, show_value
 from mathjudge.site.itemviews import item_href
 from mathjudge.site.modelpages import BenchRef, Context, cross_view
 from mathjudge.site.plots import benchmark_plots
+from mathjudge.site.render import Benchmark
 from mathjudge.site.views import (
     counts,
     judge_ref,
@@ -27,7 +29,12 @@ from mathjudge.site.views import (
     metrics,
     standing,
 )
-from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, ModelDocument
+from mathjudge.spec.document import (
+    BenchmarkDocument,
+    BoardSubmission,
+    Comparison,
+    ModelDocument,
+)
 
 BOARD = TypeAdapter(BoardSubmission)
 
@@ -254,6 +261,81 @@ def test_models_table_labels_sources_and_keeps_pipelines_apart() -> None:
     assert [c.cell.text for c in mumath_cell.candidates] == ["50.0"]
     agent_opc = cross.rows[1].cells[0].candidates[0]
     assert agent_opc.judge.source.pipeline == "StepAgent" and agent_opc.cell.text == "95.0"
+
+
+def _rewardmath_board() -> BenchmarkDocument:
+    """Our InternLM2-7B-Reward, the paper's row of it under another spelling (declared its
+    pair, so its identity is ours), another judge, and two shortcut baselines, which publish
+    excludes from the ranks."""
+    ours = canonical("InternLM2-7B-Reward")
+    subs = [
+        _sub("a", "InternLM2-7B-Reward", "published_outputs", 0.3727, (0.33, 0.42),
+             metric="accuracy", kind="reward_model"),
+        _sub("p", "Internlm2-7b-reward", "paper", 0.3727, metric="accuracy", identity=ours),
+        _sub("b", "Other RM", "published_outputs", 0.20, (0.16, 0.24), metric="accuracy",
+             kind="reward_model"),
+        _sub("s", "Shortcut (shorter solution)", "submitted", 0.41, (0.37, 0.46),
+             metric="accuracy", kind="baseline", reference_note="Scores by minus length. Tells."),
+        _sub("l", "Shortcut (longer solution)", "submitted", 0.04, (0.02, 0.06),
+             metric="accuracy", kind="baseline"),
+    ]  # fmt: skip
+    excluded = {
+        "p": {"kind": "reported", "text": "reported in a paper"},
+        "s": {"kind": "baseline", "text": "a baseline: a reference line"},
+        "l": {"kind": "baseline", "text": "a baseline: a reference line"},
+    }
+    bench = _bench("rewardmath", subs, _ranked({"a": (1, 1, 1, 1), "b": (2, 2, 2, 2)}, excluded))
+    comparison = {"reported": "p", "reproduced": "a", "rows": [], "n_outside": 0,
+                  "verdict": "exact"}  # fmt: skip
+    return bench.model_copy(update={"comparisons": [Comparison.model_validate(comparison)]})
+
+
+def test_a_papers_row_of_our_judge_is_our_row_and_baselines_are_reference_lines() -> None:
+    states = boards.filter_states(["reward_model", "baseline"])
+    b = Benchmark(_rewardmath_board(), states)
+    assert b.folded == {"p": "a"}
+    # One row per judge, the paper's value and verdict in ours; no baseline among them.
+    assert [r.judge.judge for r in b.table.rows] == ["InternLM2-7B-Reward", "Other RM"]
+    paper = b.table.rows[0].judge.paper
+    assert paper is not None and (paper.cell.text, paper.verdict_label) == ("37.27", "exact")
+    assert paper.ref.source.label == "paper"
+    # The baselines: their own table, a line each across the chart, never the leader even
+    # though the shorter solution scores above every judge.
+    assert [r.judge.judge for r in b.reference_table.rows] == [
+        "Shortcut (shorter solution)", "Shortcut (longer solution)",
+    ]  # fmt: skip
+    assert b.reference_table.rows[0].judge.note == "Scores by minus length. Tells."
+    assert not b.reference_table.ranks
+    chart = boards.chart(b.cols, b.placed, b.reference_lines)
+    assert [r.entry.judge.judge for r in chart.rows] == ["InternLM2-7B-Reward", "Other RM"]
+    assert [line.entry.judge.judge for line in chart.lines] == [
+        "Shortcut (shorter solution)", "Shortcut (longer solution)",
+    ]  # fmt: skip
+    assert chart.rows[0].paper == chart.rows[0].point  # the paper's 37.27 on our row
+    for line in b.glance.lines:
+        assert line.top is None or line.top.judge.kind != "baseline"
+        assert line.higher is None or line.higher.judge.kind != "baseline"
+    default = next(line for line in b.glance.lines if line.default)
+    assert (default.top.judge.judge, default.verdict) == ("InternLM2-7B-Reward", "lead")  # type: ignore[union-attr]
+    front = boards.board(b.glance, b.placed, states, "x", 5, [e for _, e in b.reference_lines])
+    assert "Shortcut" not in " ".join(r.entry.judge.judge for r in front.rows)
+    assert [e.cell.text for e in front.references] == ["41.00", "4.00"]
+
+
+def test_a_board_of_baselines_and_papers_says_no_judge_is_reproduced() -> None:
+    subs = [
+        _sub("p", "o1-mini", "paper", 0.879, metric="f1"),
+        _sub("c", "Constant (first paragraph wrong)", "submitted", 0.0, (0.0, 0.0), metric="f1",
+             kind="baseline"),
+    ]  # fmt: skip
+    excluded = {"p": {"kind": "reported", "text": "paper"},
+                "c": {"kind": "baseline", "text": "a baseline"}}  # fmt: skip
+    bench = _bench("processbench", subs, {"status": "not ranked: x", "excluded": excluded})
+    b = Benchmark(bench, boards.filter_states(["baseline"]))
+    default = next(line for line in b.glance.lines if line.default)
+    assert default.top is not None and default.top.judge.judge == "o1-mini"
+    assert "no judge reproduced here yet" in default.reason
+    assert [r.judge.judge for r in b.table.rows] == ["o1-mini"]
 
 
 def test_item_views_are_addressed_safely_and_ordered_naturally() -> None:

@@ -239,7 +239,7 @@ def _version(store: Path) -> str:
 def test_a_newer_store_is_refused_and_left_as_it_is(
     evaluate_into, one_result: Path, tmp_path: Path
 ) -> None:
-    """A store labelled 99 was silently relabelled 3."""
+    """A store labelled 99 was silently relabelled to the current version."""
     store = tmp_path / "r.duckdb"
     shutil.copy(one_result, store)
     _label(store, "99")
@@ -252,7 +252,7 @@ def test_a_newer_store_is_refused_and_left_as_it_is(
 def _schema_1(store: Path) -> None:
     """What a store of schema 1 looked like: no extras column, no later tables."""
     with duckdb.connect(str(store)) as con:
-        for table in ("item_details", "repository", "documents", "datasets"):
+        for table in ("item_details", "repository", "documents", "datasets", "submitted_files"):
             con.execute(f"DROP TABLE {table}")
         con.execute("ALTER TABLE submissions DROP COLUMN extras")
     _label(store, "1")
@@ -261,13 +261,13 @@ def _schema_1(store: Path) -> None:
 def test_an_older_store_is_brought_up_to_date_and_kept(
     evaluate_into, one_result: Path, tmp_path: Path
 ) -> None:
-    """A store of an older schema got a raw binder error, and was relabelled 3 all the same."""
+    """A store of an older schema got a raw binder error, and was relabelled all the same."""
     store = tmp_path / "r.duckdb"
     shutil.copy(one_result, store)
     _schema_1(store)
     done = evaluate_into(store)
     assert done.exit_code == 0, done.output
-    assert _version(store) == "3"
+    assert _version(store) == "4"
     assert judges(store) == ["first", "second"]
 
 

@@ -1,4 +1,12 @@
-"""Judge names as a reader sees them: the security side of "the same judge".
+"""Judge names as a reader sees them, and as one judge's identity.
+
+Papers, converters and submitters write one judge many ways ("Internlm2-7b-reward",
+"InternLM2-7B-Reward", "internlm2 7b reward"), and a hostile name can be another judge's with a
+look-alike character. `canonical` reads the spellings as one (the alias lookup, the judge
+pages' file names); `identity` reads both spellings and look-alikes as one: the
+one-folder-per-judge rule of a leaderboard repository and the build check that refuses two
+such names on one board compare it, so a board never shows two judges a reader cannot tell
+apart.
 
 A name can be told from another by its code points and still look the same on a page: a
 Cyrillic о or a Greek ο for the Latin o, U+2010 for the hyphen, an invisible mark (U+034F,
@@ -23,6 +31,10 @@ import unicodedata
 from importlib import resources
 
 import regex
+
+# How alike two canonical names must be (difflib's ratio) for `close` to call one a likely
+# spelling of the other: "gpt4o1-10rating" and "gpt4o110rating" are, "gpt4o" and "o1mini" not.
+CLOSE = 0.85
 
 # Blank: every space (White_Space), the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and
 # the braille blank U+2800 (a symbol, not a space, to Unicode, but blank on every page).
@@ -156,3 +168,28 @@ def close_to(name: str, others: list[str], n: int = 5) -> list[str]:
             by_key.setdefault(skeleton(other), []).append(other)
     near = difflib.get_close_matches(skeleton(name), list(by_key), n=n, cutoff=0.75)
     return [*alike, *(o for key in near for o in by_key[key])][:n]
+
+
+def canonical(name: str) -> str:
+    """The name as one judge's spelling: compatibility-normalised (NFKC: full-width letters,
+    ligatures), case-folded, spaces and punctuation removed, letters and digits only. The alias
+    lookup and the judge pages' file names use it. A name of punctuation alone keeps its
+    folded text, so that it still names something."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(ch for ch in folded if ch.isalnum()) or " ".join(folded.split())
+
+
+def identity(name: str) -> str:
+    """What two judges' names must differ in for a reader to tell them apart: the skeleton
+    with spaces and punctuation removed, so "InternLM2 7B" and "internlm2-7b" are one judge,
+    and so are "GPT-4o" and "GPT-4\u043e" (a Cyrillic o). The one-folder-per-judge rule and
+    the build check compare this."""
+    seen = skeleton(name)
+    return "".join(ch for ch in seen if ch.isalnum()) or seen
+
+
+def close(a: str, b: str) -> bool:
+    """Whether two different names are likely one judge spelt two ways (a new submission's
+    name beside one the leaderboard knows): alike once canonical, but not equal."""
+    x, y = canonical(a), canonical(b)
+    return x != y and difflib.SequenceMatcher(None, x, y).ratio() >= CLOSE

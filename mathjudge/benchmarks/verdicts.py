@@ -4,6 +4,7 @@ cheap to import with the specs."""
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import Baseline
 from mathjudge.spec.cases import Target
 from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec, PlotSpec
@@ -48,4 +49,13 @@ ALWAYS_INCORRECT = Baseline(
     run="mathjudge.benchmarks.constant:always_incorrect",
     partial=False,
     description="Judges every solution incorrect.",
+    tells="The label balance alone: every incorrect solution caught and no correct one "
+    "accepted; a judge must beat it, and the always-correct line, to show it reads the solutions.",
+)
+ALWAYS_CORRECT = shortcuts.constant(
+    "always-correct",
+    "Constant (always correct)",
+    {"verdict": True},
+    "Judges every solution correct.",
+    "The label balance the other way: every correct solution accepted and no incorrect one caught.",
 )

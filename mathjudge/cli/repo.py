@@ -168,8 +168,12 @@ def repo_check(
     """Validate every submission folder of REPO and print the scores of those PATHS name
     (files or folders under submissions/, e.g. what a pull request changes; none: all).
     Writes nothing. From a workflow, pass the list with --paths-from (NUL-separated), never
-    on the command line, where a file name could pass for an option."""
+    on the command line, where a file name could pass for an option. A judge name close to one
+    the leaderboard knows on its benchmark gets a note proposing the alias (a pair of the
+    benchmark's aliases.yaml) or the folder that holds that judge."""
     from mathjudge.base.names import printed
+    from mathjudge.repo.folder import find_folders
+    from mathjudge.repo.proposals import proposals
     from mathjudge.repo.sync import check
 
     checked = check(repo, datasets_dir, _paths(paths, paths_from), n_boot=n_boot)
@@ -185,6 +189,8 @@ def repo_check(
                 high = "n/a" if s.ci_high is None else f"{s.ci_high:.4f}"
                 value = "n/a" if s.value is None else f"{s.value:.4f}"
                 click.echo(f"  {s.metric:<28} {value:>8}  [{low}, {high}]")
+    for note in proposals(find_folders(repo), [folder for folder, _ in checked]):
+        _echo(f"\nnote: {note}")
     click.echo(f"\nrepository valid; {len(checked)} submission(s) scored")
 
 

@@ -8,7 +8,9 @@ reproduction corresponds to. Curated, reviewed like code, in two kinds of file:
   result and our reproduction of the same judge.
 
 Papers name one model many ways (`GPT-4o`, `gpt-4o (MS)`, `GPT-4oV2`); the table maps each
-stored (benchmark, source, judge) to one model id with its configuration as the variant. Publish
+stored (benchmark, source, judge) to one model id with its configuration as the variant. Names
+are matched as identities (`base.names.canonical`: case, spaces and punctuation ignored), so
+an entry finds the stored judge however a paper or a converter spelt it. Publish
 adds the model to every matching submission, a list of models with all their results, and the
 reported-vs-reproduced comparisons of the declared pairs (`compare_pair`). A new benchmark
 brings its aliases in its own folder; only a model no benchmark named before goes into
@@ -28,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.spec.document import Comparison, ComparisonRow, Verdict
+from mathjudge.base.names import canonical
+from mathjudge.spec.document import Comparison, ComparisonRow, ModelFacts, ModelType, Verdict
 from mathjudge.spec.results import Submission
 
 MODELS = "models.yaml"  # in this package
@@ -57,6 +60,30 @@ class Model(_Strict):
     organization: str | None = None
     aliases: tuple[str, ...] = ()  # names a submission's meta may give as its `model`
     judges: tuple[JudgeAlias, ...] = ()  # from the benchmarks' aliases.yaml
+    # The model's facts where a source states them (see models.yaml), None where none does.
+    type: ModelType | None = None
+    parameters: str | None = Field(default=None, pattern=r"^\d[\dx.]*[BM]$")
+    open_weights: bool | None = None
+    license: str | None = None
+    released: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    facts_from: str | None = None
+
+    @model_validator(mode="after")
+    def _sourced(self) -> Model:
+        stated = (self.type, self.parameters, self.open_weights, self.license, self.released)
+        if any(v is not None for v in stated) and not self.facts_from:
+            raise ValueError(f"{self.id}: facts without `facts_from`, the source that states them")
+        return self
+
+    def facts(self) -> ModelFacts:
+        return ModelFacts(
+            type=self.type,
+            parameters=self.parameters,
+            open_weights=self.open_weights,
+            license=self.license,
+            released=self.released,
+            facts_from=self.facts_from,
+        )
 
 
 class Pair(_Strict):
@@ -106,13 +133,20 @@ class AliasTable(_Strict):
         seen: dict[tuple[str, str, str], str] = {}
         for model in self.models:
             for j in model.judges:
-                key = (j.benchmark, j.source, j.judge)
+                key = (j.benchmark, j.source, canonical(j.judge))
                 if key in seen:
-                    raise ValueError(f"{key} is listed under both {seen[key]} and {model.id}")
+                    shown = (j.benchmark, j.source, j.judge)
+                    raise ValueError(f"{shown} is listed under both {seen[key]} and {model.id}")
                 seen[key] = model.id
+        paired: set[tuple[str, str, str]] = set()
         for pair in self.pairs:
-            a = seen.get((pair.benchmark, "reported", pair.reported))
-            b = seen.get((pair.benchmark, "reproduced", pair.reproduced))
+            for side, name in (("reported", pair.reported), ("reproduced", pair.reproduced)):
+                named = (pair.benchmark, side, canonical(name))
+                if named in paired:
+                    raise ValueError(f"{pair.benchmark}: {name!r} is in two pairs")
+                paired.add(named)
+            a = seen.get((pair.benchmark, "reported", canonical(pair.reported)))
+            b = seen.get((pair.benchmark, "reproduced", canonical(pair.reproduced)))
             if a is None or a != b:
                 raise ValueError(
                     f"pair {pair.reported!r} / {pair.reproduced!r} on {pair.benchmark}: both "
@@ -124,11 +158,15 @@ class AliasTable(_Strict):
         self, benchmark: str, source: str, judge: str, meta: dict[str, Any]
     ) -> tuple[Model, str, str | None] | None:
         """(model, variant, pipeline) of a stored submission, or None: the table's judge
-        entry, else a reproduced submission whose meta names the model by its id, name or an
-        alias (its judge name is then the variant, and it is no pipeline)."""
+        entry (names compared as identities), else a reproduced submission whose meta names the
+        model by its id, name or an alias (its judge name is then the variant, and it is no
+        pipeline)."""
+        wanted_judge = canonical(judge)
         for model in self.models:
             for j in model.judges:
-                if (j.benchmark, j.source, j.judge) == (benchmark, source, judge):
+                if (j.benchmark, j.source) == (benchmark, source) and (
+                    canonical(j.judge) == wanted_judge
+                ):
                     return model, j.variant, j.pipeline
         named = meta.get("model")
         if source != "reproduced" or not isinstance(named, str):
@@ -138,6 +176,36 @@ class AliasTable(_Strict):
             if wanted in {model.id, model.name.casefold(), *(a.casefold() for a in model.aliases)}:
                 return model, judge, None
         return None
+
+    def reproduction_of(self, benchmark: str, reported: str) -> str | None:
+        """The name of our reproduction declared as the pair of the paper's row `reported`
+        on `benchmark` (names compared as identities), or None."""
+        wanted = canonical(reported)
+        for pair in self.pairs:
+            if pair.benchmark == benchmark and canonical(pair.reported) == wanted:
+                return pair.reproduced
+        return None
+
+    def paper_row_named(self, benchmark: str, judge: str) -> str | None:
+        """The paper's row on `benchmark` whose name `judge` is, written another way or not,
+        when `judge` is not the reproduction declared its pair: a submission may not take it
+        (the board would show two rows a reader cannot tell apart). None otherwise."""
+        wanted = canonical(judge)
+        for source, name in self.known_names(benchmark):
+            if source == "reported" and canonical(name) == wanted:
+                paired = self.reproduction_of(benchmark, name)
+                if paired is None or canonical(paired) != wanted:
+                    return name
+        return None
+
+    def known_names(self, benchmark: str) -> list[tuple[str, str]]:
+        """(source, judge) of every judge the table names on `benchmark`."""
+        found = {(j.source, j.judge) for m in self.models for j in m.judges
+                 if j.benchmark == benchmark}  # fmt: skip
+        for pair in self.pairs:
+            if pair.benchmark == benchmark:
+                found |= {("reported", pair.reported), ("reproduced", pair.reproduced)}
+        return sorted(found)
 
 
 M = TypeVar("M", bound=BaseModel)

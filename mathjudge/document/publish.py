@@ -20,6 +20,8 @@ from pydantic import TypeAdapter, ValidationError
 from mathjudge import __version__, registry, store
 from mathjudge.base.display import meta_problem, summary
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.base.escaping import printable
+from mathjudge.base.names import canonical, identity
 from mathjudge.dataio.reported import SOURCE as REPORTED
 from mathjudge.document.aliases import AliasTable, compare_pair
 from mathjudge.document.aliases import table as alias_table
@@ -67,6 +69,8 @@ def assemble(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> Lea
                 continue
             by_benchmark.setdefault(sub.benchmark, []).append(sub)
             shown.setdefault(sub.benchmark, []).append(document)
+        for name, board in shown.items():
+            one_row_per_judge(name, board, aliases)
         ranked = _ranks(con, by_benchmark, examples)
         benchmarks = []
         for name, subs in sorted(by_benchmark.items()):
@@ -139,18 +143,78 @@ def _submission(
     found = aliases.model_of(benchmark, stored.source, stored.judge, meta)
     model = None
     if found is not None:
-        model = ModelRef(id=found[0].id, name=found[0].name, variant=found[1], pipeline=found[2])
+        model = ModelRef(
+            id=found[0].id,
+            name=found[0].name,
+            variant=found[1],
+            pipeline=found[2],
+            type=found[0].type,
+        )
     kind = meta.get("kind")
+    # A paper's row declared the pair of our reproduction is that judge.
+    paired = aliases.reproduction_of(benchmark, stored.judge) if stored.source == REPORTED else None
     document = BoardSubmission(
         **{**stored.record(), "meta": summary(meta)},
+        identity=canonical(paired or stored.judge),
         meta_file=f"meta/{stored.id}.json" if linked else None,
         example=stored.content_hash in examples,
         model=model,
         kind=kind if isinstance(kind, str) else None,
         provenance=provenance(stored.source, meta),
+        reference_note=_reference_note(benchmark, stored) if kind == "baseline" else None,
     )
     json.dumps(_BOARD.dump_python(document, mode="json"), allow_nan=False)  # what pages embed
     return document
+
+
+def one_row_per_judge(benchmark: str, board: list[BoardSubmission], aliases: AliasTable) -> None:
+    """Refuse a board on which two rows would carry names that differ only in case, spacing
+    or punctuation. Results of one identity are one row, which holds one result of ours and,
+    beside it, a paper's row declared its pair; any other two results of one identity, or two
+    rows whose names are one identity, are two judges a reader could not tell apart (or one
+    judge shown twice)."""
+    by_identity: dict[str, list[BoardSubmission]] = {}
+    for sub in board:
+        by_identity.setdefault(sub.identity, []).append(sub)
+    rows: dict[str, list[BoardSubmission]] = {}
+    for subs in by_identity.values():
+        papers = [s for s in subs if s.provenance == "paper"]
+        ours = [s for s in subs if s.provenance != "paper"]
+        paired = bool(papers) and aliases.reproduction_of(benchmark, papers[0].judge) is not None
+        if len(papers) > 1 or len(ours) > 1 or (papers and ours and not paired):
+            _indistinct(benchmark, subs)
+        shown = (ours or papers)[0]
+        rows.setdefault(identity(shown.judge), []).append(shown)
+    for same in rows.values():
+        if len(same) > 1:
+            _indistinct(benchmark, same)
+
+
+def _indistinct(benchmark: str, subs: list[BoardSubmission]) -> None:
+    names = ", ".join(
+        f"{printable(repr(s.judge))} ({'paper' if s.provenance == 'paper' else s.source}, "
+        f"submission {s.id})"
+        for s in sorted(subs, key=lambda s: (s.judge, s.id))
+    )
+    raise MathJudgeError(
+        f"{benchmark}: {names} differ only in case, spacing, punctuation or look-alike "
+        "characters, so a reader could not tell them apart. If a paper's row and ours are one judge configuration, declare "
+        f"them a pair in mathjudge/benchmarks/{benchmark}/aliases.yaml (`pairs:`); otherwise "
+        "rename one (evaluate it again under the new name) or remove it with "
+        "`mathjudge results remove ID`"
+    )
+
+
+def _reference_note(benchmark: str, stored: Submission) -> str | None:
+    """What the spec says of the baseline this submission is (its rule, and what its value
+    tells), found by its judge name; None for a baseline the spec does not declare."""
+    if benchmark not in registry.names():
+        return None
+    wanted = canonical(stored.judge)
+    for baseline in registry.get(benchmark).baselines:
+        if canonical(baseline.judge_name) == wanted:
+            return f"{baseline.description} {baseline.tells}".strip()
+    return None
 
 
 def provenance(source: str, meta: dict[str, Any]) -> Provenance:
@@ -174,13 +238,14 @@ def _notes(benchmark: str, subs: list[Submission], datasets: list[DatasetDocumen
 
 
 def _comparisons(benchmark: str, subs: list[Submission], aliases: AliasTable) -> list[Comparison]:
-    """The declared reported/reproduced pairs present on this benchmark, score by score."""
-    by_name = {(s.source, s.judge): s for s in subs}
+    """The declared reported/reproduced pairs present on this benchmark, score by score (names
+    compared as identities)."""
+    by_name = {(s.source, canonical(s.judge)): s for s in subs}
     headline = registry.get(benchmark).headline if benchmark in registry.names() else None
     out = []
     for pair in aliases.pairs:
-        reported = by_name.get(("reported", pair.reported))
-        reproduced = by_name.get(("reproduced", pair.reproduced))
+        reported = by_name.get(("reported", canonical(pair.reported)))
+        reproduced = by_name.get(("reproduced", canonical(pair.reproduced)))
         if pair.benchmark == benchmark and reported and reproduced:
             out.append(compare_pair(reported, reproduced, headline))
     return out
@@ -210,6 +275,7 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
             id=mid,
             name=names[mid].name,
             organization=names[mid].organization,
+            facts=names[mid].facts(),
             results=entry["results"],
         )
         for mid, entry in sorted(found.items())

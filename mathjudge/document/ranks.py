@@ -19,7 +19,9 @@ shown unranked with the reason (`excluded`): a partial judge (its scores cover o
 judge scored on another build, a result on the small example a benchmark ships, a reported
 result (no per-item predictions), a judge whose headline is undefined or missing. Fewer than two
 comparable judges rank nothing. Benchmarks whose scorer pools several predictions per item are
-not ranked either.
+not ranked either. A baseline (meta `kind: baseline`: a constant, a random or a shortcut rule)
+is a reference line, never ranked: it is excluded with that reason, so the ranks, tie groups
+and every leader drawn from them are judges' only.
 
 Everything comes from the results store: the judges' per-item predictions and the scored
 dataset's items (kept by content hash when the judges were evaluated), so ranking never needs
@@ -52,6 +54,15 @@ RANK_PERCENTILES = (2.5, 97.5)
 OVERALL = ("overall", "all")
 
 
+BASELINE = "a baseline: a reference line to read the judges against, never ranked"
+NO_JUDGE = "no judge reproduced here yet, only baselines and papers' values"
+
+
+def is_baseline(sub: Submission) -> bool:
+    """Whether the submission says it is a baseline (its meta's `kind`)."""
+    return sub.meta.get("kind") == "baseline"
+
+
 @dataclass(frozen=True)
 class Ranked:
     """One ranked judge: its submission and its `RankEntry`."""
@@ -81,6 +92,8 @@ def rank_benchmark(
     for sub in submissions:
         if sub.source == "reported":
             exclude(sub, "reported", "reported in a paper: no per-item predictions to rank")
+        elif is_baseline(sub):
+            exclude(sub, "baseline", BASELINE)
         elif sub.content_hash in example_hashes:
             exclude(
                 sub,
@@ -103,12 +116,12 @@ def rank_benchmark(
     elif spec.metric(spec.headline).direction is None:
         why = "the headline metric has no direction"
     if why is None and not reproduced:
-        only_reported = all(s.source == "reported" for s in submissions)
-        why = (
-            "reported results only"
-            if only_reported
-            else "no judge scored on every item of the benchmark's data"
-        )
+        if all(s.source == "reported" for s in submissions):
+            why = "reported results only"
+        elif all(s.source == "reported" or is_baseline(s) for s in submissions):
+            why = NO_JUDGE
+        else:
+            why = "no judge scored on every item of the benchmark's data"
     if why is not None:
         for sub in reproduced:
             exclude(sub, "not ranked", f"not ranked: {why}")

@@ -35,5 +35,6 @@ def run_baseline(
         return run.predictions, run.details
     if baseline.run is None:
         raise MathJudgeError(f"{spec.name}: baseline {baseline.key!r} gives no run or judge")
-    out = registry.resolve(spec.name, baseline.run)(rows, BaselineContext(spec.name, source_dir))
+    run_rule = registry.resolve(spec.name, baseline.run)
+    out = run_rule(rows, BaselineContext(spec.name, source_dir), **baseline.args)
     return list(out), []

@@ -13,8 +13,10 @@ before a byte of it is read, its bytes read once and hashed, and what is parsed 
 those bytes. A folder is refused for an unknown benchmark, missing or extra files, a file whose
 checksum no longer matches `submission.json` (edited by hand), or a meta or record that breaks
 its schema. A judge belongs to one folder: two folders of a benchmark claiming one judge (or
-one model variant of the alias table) are refused, naming both; names are compared as they
-look (`names.skeleton`: a Cyrillic о passes for an o), so a look-alike is the same judge.
+one model variant of the alias table) are refused, naming both; names are compared by
+`base.names.identity` (case, spacing, punctuation and look-alike characters set aside: a
+Cyrillic о passes for an o), and a name that is a paper's row of the alias table, written
+another way, is refused unless the table declares the folder's judge that row's reproduction.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,21 +288,39 @@ def find_folders(repo: Path) -> list[Folder]:
         _benchmark(bench, repo / SUBMISSIONS / bench)
         out += [read_folder(repo, bench, slug) for slug in subfolders(repo, SUBMISSIONS, bench)]
     one_folder_per_judge(out)
+    for folder in out:
+        not_a_papers_name(folder.benchmark, folder.meta.judge, folder.name)
     return out
+
+
+def not_a_papers_name(benchmark: str, judge: str, where: str) -> None:
+    """Refuse a judge named as a paper's row of the alias table (case, spacing or punctuation
+    aside) that the table does not declare this judge's pair: the board would show the two as
+    rows no reader can tell apart, and the site build refuses that."""
+    from mathjudge.document.aliases import table
+
+    paper = table().paper_row_named(benchmark, judge)
+    if paper is not None:
+        raise MathJudgeError(
+            f"{where}: the judge {printable(repr(judge))} is the paper's {printable(repr(paper))} "
+            f"on {benchmark}, written another way: a submission cannot take the name of a "
+            "paper's result. Give it a name of its own (e.g. with its configuration); if it is "
+            "that paper's judge configuration, the maintainers declare the pair in "
+            f"mathjudge/benchmarks/{benchmark}/aliases.yaml"
+        )
 
 
 def identities(benchmark: str, meta: SubmissionMeta) -> dict[str, str]:
     """What makes two submissions of a benchmark the same judge on the leaderboard, each as a
-    key and as said in a message: the judge name as it looks (`names.skeleton`: compatibility
-    forms, case, spacing and look-alike characters set aside) and, where the alias table maps
-    it, the model variant it is shown as."""
+    key and as said in a message: the judge name's `names.identity` and, where the alias table
+    maps it, the model variant it is shown as."""
     from mathjudge.document.aliases import table
 
-    out = {f"judge {names.skeleton(meta.judge)}": f"judge {_normalised(meta.judge)}"}
+    out = {f"judge {names.identity(meta.judge)}": f"judge {_normalised(meta.judge)}"}
     found = table().model_of(benchmark, "reproduced", meta.judge, meta.stored())
     if found is not None:
         model, variant = found[0].id, found[1]
-        key = f"model {model}, variant {names.skeleton(variant)}"
+        key = f"model {model}, variant {names.identity(variant)}"
         out[key] = f"model {model}, variant {_normalised(variant)}"
     return out
 
@@ -334,7 +353,7 @@ def same_judge(first: str, second: str, identity: str) -> str:
     if first == second:
         return identity
     if identity.startswith("judge "):
-        return f"{names.shown(second)} looks like it on a page"
+        return f"{names.shown(second)} reads as the same name on a page"
     return f"{names.shown(second)} is shown as the same: {identity}"
 
 

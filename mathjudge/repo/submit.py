@@ -32,6 +32,7 @@ from mathjudge.repo.folder import (
     claimed,
     identities,
     meta_yaml,
+    not_a_papers_name,
     read_folder,
     read_meta,
     same_judge,
@@ -106,6 +107,7 @@ def submit(
     slug = slug or slug_of(meta.judge)
     if not SLUG.fullmatch(slug):
         raise MathJudgeError(f"--slug {slug!r}: use lower-case letters, digits, '.', '_', '-'")
+    not_a_papers_name(benchmark, meta.judge, str(meta_path))
     owners = claimed(repo, benchmark)
     for key, identity in sorted(identities(benchmark, meta).items()):
         owner, judge = owners.get(key, (slug, meta.judge))

@@ -4,7 +4,8 @@ front page's boards, for every state of the page's filters.
 Every submission has a standing: a rank interval and tie group when it was ranked (publish
 ranks a judge only against judges scored on the same item set at full coverage), otherwise the
 reason it is shown unranked. Results copied from papers are placed by value and badged, never
-ranked.
+ranked. Baselines (constants, shortcuts) are reference lines: kept apart from the judges
+(`split`), shown beside the board and drawn across the chart, never a leader.
 
 The filters (which sources, which kind of judge) change who is shown, so the glance and the
 verdicts are computed here for every filter state a page offers and rendered once per distinct
@@ -35,32 +36,42 @@ from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
 
 FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
 ALL_KINDS = "all"
+NO_JUDGE = "no judge reproduced here yet, only baselines (reference lines) and papers' values"
 
 
 class FilterState(View):
     sources: tuple[str, ...]  # provenances shown, in PROVENANCES order
     kind: str  # a kind key, or ALL_KINDS
+    mtype: str = ALL_KINDS  # a model type key (`JudgeRef.mtype`), or ALL_KINDS
 
     @property
     def key(self) -> str:
         """The state's name as the page's script spells it from its controls: the shown
-        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind."""
+        sources as bits (1 predictions, 2 published outputs, 4 papers), then the kind, then
+        the model type."""
         bits = sum(1 << i for i, p in enumerate(PROVENANCES) if p in self.sources)
-        return f"{bits}-{self.kind}"
+        return f"{bits}-{self.kind}-{self.mtype}"
 
-    def shows(self, sub: BoardSubmission, kind: str) -> bool:
-        return sub.provenance in self.sources and self.kind in (ALL_KINDS, kind)
+    def shows(self, judge: JudgeRef) -> bool:
+        return (
+            judge.source.provenance in self.sources
+            and self.kind in (ALL_KINDS, judge.kind)
+            and self.mtype in (ALL_KINDS, judge.mtype)
+        )
 
 
-def filter_states(kinds: Iterable[str]) -> list[FilterState]:
-    """Every combination of shown sources with every kind choice (all, or one kind); the
-    first is the default, everything shown."""
+def filter_states(kinds: Iterable[str], mtypes: Iterable[str] = ()) -> list[FilterState]:
+    """Every combination of shown sources with every kind choice and every model type choice
+    (all, or one); the first is the default, everything shown."""
     subsets = [
         tuple(p for i, p in enumerate(PROVENANCES) if mask >> i & 1)
         for mask in range(2 ** len(PROVENANCES) - 1, -1, -1)
     ]
     choices = [ALL_KINDS, *sorted(set(kinds))]
-    return [FilterState(sources=s, kind=k) for s in subsets for k in choices]
+    types = [ALL_KINDS, *sorted(set(mtypes))]
+    return [
+        FilterState(sources=s, kind=k, mtype=t) for s in subsets for k in choices for t in types
+    ]
 
 
 class Entry(View):
@@ -101,12 +112,14 @@ class BoardRow(View):
 
 class Board(View):
     """One benchmark's card on the front page: its glance lines and its top rows for every
-    filter state (the script shows the first FRONT_ROWS rows the filters let through)."""
+    filter state (the script shows the first FRONT_ROWS rows the filters let through), and its
+    reference lines (baselines), listed apart."""
 
     glance: Glance
     rows: tuple[BoardRow, ...]
     total: int  # the benchmark's results (the count every page prints)
     count_text: str
+    references: tuple[Entry, ...] = ()
 
 
 def entries(
@@ -133,13 +146,22 @@ def entries(
     return [(sub, entry) for _, sub, entry in out]
 
 
+Placed = list[tuple[BoardSubmission, Entry]]
+
+
+def split(placed: Placed) -> tuple[Placed, Placed]:
+    """The judges, and the reference lines (baselines), each best first."""
+    judges = [(s, e) for s, e in placed if not e.judge.reference]
+    return judges, [(s, e) for s, e in placed if e.judge.reference]
+
+
 def glance_line(
     bench: BenchmarkDocument,
     placed: list[tuple[BoardSubmission, Entry]],
     state: FilterState,
 ) -> GlanceLine:
     """The glance for one filter state (`when` left empty; `glance` groups states)."""
-    shown = [e for s, e in placed if state.shows(s, e.judge.kind)]
+    shown = [e for _, e in placed if state.shows(e.judge)]
     ranked = sorted(
         (e for e in shown if e.standing.rank_point is not None),
         key=lambda e: (e.standing.rank_point, e.judge.judge.casefold()),
@@ -149,6 +171,7 @@ def glance_line(
     top = ranked[0] if ranked else (shown[0] if shown else None)
     higher = shown[0] if ranked and shown and shown[0] is not ranked[0] else None
     common = {"when": (), "default": False, "top": top, "higher": higher}
+    ours = [e for _, e in placed if not e.judge.source.reported]
     if top is None:
         if bench.submissions and placed:
             return GlanceLine(
@@ -157,10 +180,12 @@ def glance_line(
             )  # fmt: skip
         return GlanceLine(
             **common, verdict="empty", verdict_text="no result",
-            reason="no judge gives the headline metric yet",
+            reason=NO_JUDGE if bench.submissions else "no judge gives the headline metric yet",
         )  # fmt: skip
     if not ranked:
-        if top.judge.source.reported:
+        if top.judge.source.reported and not ours:
+            why = f"copied from a paper, which is never ranked; {NO_JUDGE}"
+        elif top.judge.source.reported:
             why = "copied from a paper, which is never ranked"
         elif n_ranked:
             why = f"{top.standing.text}; no ranked judge is shown"
@@ -224,12 +249,14 @@ def board(
     states: list[FilterState],
     count_text: str,
     total: int,
+    references: list[Entry] | None = None,
 ) -> Board:
     """The rows any filter state shows first (its FRONT_ROWS best, and its leader), in one
-    order; each row knows the states it is shown for."""
+    order; each row knows the states it is shown for. `placed` holds the judges only; the
+    reference lines are listed apart."""
     when: dict[str, list[str]] = {}
     for state in states:
-        shown = [(s, e) for s, e in placed if state.shows(s, e.judge.kind)]
+        shown = [(s, e) for s, e in placed if state.shows(e.judge)]
         top = [s.id for s, _ in shown[:FRONT_ROWS]]
         ranked = [(s, e) for s, e in shown if e.standing.rank_point is not None]
         if ranked:
@@ -244,7 +271,13 @@ def board(
         for s, e in placed
         if s.id in when
     )
-    return Board(glance=glanced, rows=rows, total=total, count_text=count_text)
+    return Board(
+        glance=glanced,
+        rows=rows,
+        total=total,
+        count_text=count_text,
+        references=tuple(references or ()),
+    )
 
 
 class ChartRow(View):
@@ -252,18 +285,32 @@ class ChartRow(View):
     point: float  # percent of the axis
     low: float | None  # whisker, percent of the axis (None: no interval, none drawn)
     high: float | None
+    paper: float | None = None  # the paper's value of this judge, percent of the axis
+
+
+class ChartLine(View):
+    """A reference line (a baseline) across the chart, with its label and value."""
+
+    entry: Entry
+    at: float  # percent of the axis
 
 
 class Chart(View):
     """A judge-comparison chart drawn in HTML and CSS: each judge's point estimate with its
-    95% CI as a whisker, in table order (best first). Values without an interval (reported
-    rows) get no whisker."""
+    95% CI as a whisker, in table order (best first), the paper's value on the judge's row
+    where a paper reports it, and the baselines as labelled lines across every row. Values
+    without an interval (reported rows) get no whisker."""
 
     rows: tuple[ChartRow, ...]
     ticks: tuple[tuple[float, str], ...]  # (percent of the axis, label)
+    lines: tuple[ChartLine, ...] = ()
 
 
-def chart(cols: Metrics, placed: list[tuple[BoardSubmission, Entry]]) -> Chart:
+def chart(
+    cols: Metrics,
+    placed: list[tuple[BoardSubmission, Entry]],
+    references: list[tuple[BoardSubmission, Entry]] | None = None,
+) -> Chart:
     spec = cols.headline_spec
     points = []
     for sub, entry in placed:
@@ -271,8 +318,16 @@ def chart(cols: Metrics, placed: list[tuple[BoardSubmission, Entry]]) -> Chart:
         assert score.value is not None  # `entries` keeps defined values only
         low, high = score.ci_low, score.ci_high
         interval = (low, high) if low is not None and high is not None else None
-        points.append((entry, score.value, interval))
-    values = [v for _, v, _ in points] + [x for _, _, ci in points if ci for x in ci]
+        paper = entry.judge.paper
+        reported = float(paper.cell.raw) if paper is not None and paper.cell.raw else None
+        points.append((entry, score.value, interval, reported))
+    lines = []
+    for sub, entry in references or []:
+        value = overall_scores(sub)[spec.key].value
+        assert value is not None
+        lines.append((entry, value))
+    values = [v for _, v, _, _ in points] + [x for _, _, ci, _ in points if ci for x in ci]
+    values += [p for _, _, _, p in points if p is not None] + [v for _, v in lines]
     if not values:
         return Chart(rows=(), ticks=())
     lo, hi = min(values), max(values)
@@ -288,10 +343,15 @@ def chart(cols: Metrics, placed: list[tuple[BoardSubmission, Entry]]) -> Chart:
             point=at(v),
             low=at(ci[0]) if ci else None,
             high=at(ci[1]) if ci else None,
+            paper=at(p) if p is not None else None,
         )
-        for entry, v, ci in points
+        for entry, v, ci, p in points
     )
-    return Chart(rows=rows, ticks=tuple((at(x), spec.format(x)) for x in _ticks(lo, hi)))
+    return Chart(
+        rows=rows,
+        ticks=tuple((at(x), spec.format(x)) for x in _ticks(lo, hi)),
+        lines=tuple(ChartLine(entry=entry, at=at(v)) for entry, v in lines),
+    )
 
 
 def _ticks(lo: float, hi: float) -> list[float]:

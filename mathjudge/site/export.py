@@ -1,6 +1,7 @@
 """The stored leaderboard document -> the site's data files: `leaderboard.json` (the document
-with its download names), per-benchmark CSV/JSON score tables, the overview table, each
-judge's predictions and meta, and the per-item data (`items`).
+with its download names), per-benchmark CSV/JSON score tables (each row with its reproduce
+line: dataset, versions, options and the command, see `reproduce`), the overview table, each
+judge's predictions file as submitted and meta, and the per-item data (`items`).
 
 `document.publish` stores the document (latest submission per judge, ranks, presentation
 facts); this module reads it, adds what only the site has (file names, item data), writes the
@@ -11,7 +12,6 @@ reader downloads is exactly what the pages show. Values stay in natural units.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
@@ -23,6 +23,7 @@ import duckdb
 
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.site.items import export_items
+from mathjudge.site.reproduce import reproduce
 from mathjudge.spec.document import (
     DOCUMENT,
     SCHEMA_VERSION,
@@ -36,12 +37,15 @@ LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_SCHEMA = "leaderboard.schema.json"
 OVERVIEW = {"csv": "overview.csv", "json": "overview.json"}
 PREDICTIONS = "predictions"  # folder of the judges' predictions files, under data/
+SUBMITTED_FORMATS = ("jsonl", "csv", "parquet")  # what a stored predictions file may be
 # Benchmark names become file names; registry names match this, anything else is refused.
 SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")  # ids that may name a file
 DOWNLOAD_COLUMNS = (
     "submission_id", "judge", "source", "provenance", "kind", "scope", "subset", "metric",
-    "value", "ci_low", "ci_high", "n", "coverage", "partial", "dataset_version", "content_hash",
+    "value", "ci_low", "ci_high", "n", "coverage", "partial", "dataset", "dataset_version",
+    "content_hash", "mathjudge_version", "bootstrap_b", "seed", "runs_agg", "predictions_file",
+    "command",
 )  # fmt: skip
 OVERVIEW_COLUMNS = (
     "benchmark", "submission_id", "judge", "source", "provenance", "kind", "citation", "metric",
@@ -83,7 +87,7 @@ def export_data(store: Path, data_dir: Path, *, local_texts: bool = False) -> Le
         write_meta(con, document, data_dir)
         write_predictions(con, document, data_dir)
     for bench in document.benchmarks:
-        rows = long_rows(bench.submissions)
+        rows = long_rows(bench.submissions, bench.presentation.dataset)
         assert bench.downloads is not None
         _write(data_dir / bench.downloads["csv"], _to_csv(rows))
         payload = {"schema_version": SCHEMA_VERSION, "benchmark": bench.name, "rows": rows}
@@ -192,9 +196,9 @@ def write_meta(
 def write_predictions(
     con: duckdb.DuckDBPyConnection, document: LeaderboardDocument, data_dir: Path
 ) -> None:
-    """Each reproduced judge's predictions as scored (runs combined), one JSON object per
-    item, gzip-compressed: `predictions/<submission id>.jsonl.gz`, set as its
-    `predictions_file`."""
+    """Each reproduced judge's predictions file exactly as submitted (its sha256 is the
+    recorded one), `predictions/<submission id>.<format>`, set as its `predictions_file`: the
+    file the reproduce line scores again. Results scored from rows in memory have none."""
     subs = [
         sub
         for bench in document.benchmarks
@@ -204,36 +208,13 @@ def write_predictions(
     if not subs:
         return
     (data_dir / PREDICTIONS).mkdir(exist_ok=True)
-    table = read.predictions_table(con, [s.id for s in subs]).to_pydict()
-    # One JSON object per item, put together from its encoded parts: item ids and field names
-    # are encoded once each, values (floats or null) by repr; json.dumps per row took seconds
-    # at a thousand submissions.
-    encoded: dict[str, str] = {}
-
-    def text(value: str) -> str:
-        if value not in encoded:
-            encoded[value] = json.dumps(value, ensure_ascii=False)
-        return encoded[value]
-
-    by_sid: dict[str, dict[str, list[str]]] = {}
-    for sid, item, field, value in zip(
-        table["submission_id"], table["item_id"], table["field"], table["value"], strict=True
-    ):
-        number = "null" if value is None else repr(float(value))
-        if number in ("nan", "inf", "-inf"):
-            number = "null"
-        by_sid.setdefault(sid, {}).setdefault(item, []).append(f"{text(field)}:{number}")
     written: dict[str, str] = {}
-    for sub in subs:
-        rows = by_sid.get(sub.id)
-        if not rows:
-            continue
-        lines = "".join(
-            f'{{"item_id":{text(item)},{",".join(values)}}}\n' for item, values in rows.items()
-        )
-        name = f"{PREDICTIONS}/{sub.id}.jsonl.gz"
-        (data_dir / name).write_bytes(gzip.compress(lines.encode("utf-8"), mtime=0))
-        written[sub.id] = name
+    for sid, fmt, data in read.submitted_files(con, [s.id for s in subs]):
+        if fmt not in SUBMITTED_FORMATS:
+            continue  # written by no mathjudge: never a file name
+        name = f"{PREDICTIONS}/{sid}.{fmt}"
+        (data_dir / name).write_bytes(data)
+        written[sid] = name
     for bench in document.benchmarks:
         bench.submissions = [
             replace(sub, predictions_file=written[sub.id]) if sub.id in written else sub
@@ -241,10 +222,12 @@ def write_predictions(
         ]
 
 
-def long_rows(submissions: list[BoardSubmission]) -> list[dict[str, Any]]:
-    """One row per score, with the submission facts a reader needs to interpret it."""
+def long_rows(submissions: list[BoardSubmission], dataset: str) -> list[dict[str, Any]]:
+    """One row per score, with the submission facts a reader needs to interpret it and the
+    reproduce line that recomputes it (empty for a paper's row)."""
     rows = []
     for sub in submissions:
+        line = reproduce(sub, dataset)
         facts = {
             "submission_id": sub.id,
             "judge": sub.judge,
@@ -253,8 +236,15 @@ def long_rows(submissions: list[BoardSubmission]) -> list[dict[str, Any]]:
             "kind": sub.kind,
             "coverage": sub.coverage,
             "partial": sub.partial,
+            "dataset": dataset,
             "dataset_version": sub.dataset_version,
             "content_hash": sub.content_hash,
+            "mathjudge_version": sub.mathjudge_version,
+            "bootstrap_b": line.bootstrap if line else None,
+            "seed": line.seed if line else None,
+            "runs_agg": sub.runs_agg,
+            "predictions_file": sub.predictions_file,
+            "command": line.command if line else None,
         }
         for score in sub.scores:
             record = {**facts, **asdict(score)}

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mathjudge.site.views import (
+    VERDICT_LABEL,
+    VERDICT_TEXT,
     Cell,
     JudgeRef,
     Metrics,
@@ -22,20 +24,7 @@ from mathjudge.site.views import (
     rank_key,
     score_cell,
 )
-from mathjudge.spec.document import BenchmarkDocument, ModelDocument
-
-VERDICT_TEXT = {
-    "exact": "exact: equal at the paper's decimals",
-    "within_ci": "the paper's value is inside our 95% CI",
-    "outside_ci": "the paper's value is outside our 95% CI",
-    "no_ci": "no interval to test against",
-}
-VERDICT_LABEL = {
-    "exact": "exact",
-    "within_ci": "within CI",
-    "outside_ci": "outside CI",
-    "no_ci": "no CI",
-}
+from mathjudge.spec.document import BenchmarkDocument, ModelDocument, ModelFacts
 
 
 class BenchRef(View):
@@ -143,11 +132,43 @@ class ModelBenchmark(View):
     entries: tuple[ModelEntry, ...]  # best headline first
 
 
+class FactsView(View):
+    """A model's facts as a reader sees them: each stated one as (label, text), the labels of
+    those no source states, and where the stated ones come from."""
+
+    stated: tuple[tuple[str, str], ...]
+    unstated: tuple[str, ...]
+    sources: str
+
+
+FACT_LABELS = {
+    "type": "Type",
+    "parameters": "Parameters",
+    "open_weights": "Open weights",
+    "license": "Licence",
+    "released": "Released",
+}
+
+
+def facts_view(facts: ModelFacts) -> FactsView:
+    stated, unstated = [], []
+    for key, label in FACT_LABELS.items():
+        value = getattr(facts, key)
+        if value is None:
+            unstated.append(label.lower())
+        elif isinstance(value, bool):
+            stated.append((label, "yes" if value else "no"))
+        else:
+            stated.append((label, str(value)))
+    return FactsView(stated=tuple(stated), unstated=tuple(unstated), sources=facts.facts_from or "")
+
+
 class ModelView(View):
     id: str
     name: str
     organization: str | None
     page: str
+    facts: FactsView
     benchmarks: tuple[ModelBenchmark, ...]
     comparisons: tuple[ComparisonView, ...]
 
@@ -166,18 +187,21 @@ class Context(View):
     refs: dict[str, JudgeRef]
     standings: dict[str, Standing]
     comparisons: tuple[ComparisonView, ...]
+    folded: frozenset[str] = frozenset()  # papers' rows shown in our row (`views.folded`)
 
 
 def model_views(contexts: list[Context], models: list[ModelDocument]) -> list[ModelView]:
     by_name = {c.bench.name: c for c in contexts}
     order = {c.bench.name: i for i, c in enumerate(contexts)}
-    every = {c.reported.sid: c for ctx in contexts for c in ctx.comparisons}
+    every = {c.reproduced.sid: c for ctx in contexts for c in ctx.comparisons}
     out = []
     for model in models:
         groups: dict[str, list[tuple[object, ModelEntry]]] = {}
         ids = set()
         for r in model.results:
             ctx = by_name[r.benchmark]
+            if r.submission in ctx.folded:
+                continue  # shown in our row of the same judge
             sub = next(s for s in ctx.bench.submissions if s.id == r.submission)
             ids.add(sub.id)
             scores = overall_scores(sub)
@@ -203,6 +227,7 @@ def model_views(contexts: list[Context], models: list[ModelDocument]) -> list[Mo
                 name=model.name,
                 organization=model.organization,
                 page=model_page(model.id),
+                facts=facts_view(model.facts),
                 benchmarks=benches,
                 comparisons=tuple(c for sid, c in every.items() if sid in ids),
             )
@@ -250,6 +275,8 @@ def cross_view(contexts: list[Context], models: list[ModelDocument]) -> CrossVie
             pipeline = sub.model.pipeline if sub.model else None
             key = (model.id, pipeline or "")
             ctx = by_name[r.benchmark]
+            if sub.id in ctx.folded:
+                continue  # shown in our row of the same judge
             scores = overall_scores(sub)
             score = scores.get(ctx.cols.headline_spec.key)
             if score is None or score.value is None:

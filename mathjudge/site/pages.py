@@ -1,11 +1,12 @@
 """View models of the benchmark pages, the judge pages and the judges' index.
 
 A benchmark page reads top down as a reader on a phone wants it: the verdict in one line, the
-board (every judge, its rank or why none, the headline with its interval and n), then the
-chart, the scopes, the reproductions, and the methodology folded away. A judge page lists its
-results on every benchmark with its predictions and meta to download and a way into the item
-explorer filtered to it. A judge is a (source, name) pair: a reported row and a reproduced row
-with the same name are different results and get different pages.
+board (every judge, its rank or why none, the headline with its interval and n, the paper's
+value beside ours), the reference lines (baselines), then the chart, the scopes, the
+reproductions, and the methodology folded away. A judge page lists its results on every
+benchmark with its predictions and meta to download and a way into the item explorer filtered
+to it. A judge is an identity (`BoardSubmission.identity`): one page and one entry of the index
+for our result and the paper's row declared its pair, however each spells the name.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from mathjudge.site.board import Chart, Glance
-from mathjudge.site.modelpages import BenchRef, ComparisonView
+from mathjudge.site.modelpages import BenchRef, ComparisonView, FactsView
+from mathjudge.site.reproduce import Reproduce
 from mathjudge.site.views import (
     KIND_LABEL,
     PROVENANCE_FILTER,
@@ -27,6 +29,7 @@ from mathjudge.site.views import (
     Table,
     View,
     bootstrap_text,
+    judge_ref,
     kind_label,
     meta_items,
     percent,
@@ -40,22 +43,29 @@ class Option(View):
 
 
 class Filters(View):
-    """The filter controls of a page: which sources and kinds its results have."""
+    """The filter controls of a page: which sources, kinds and model types its results have."""
 
     sources: tuple[Option, ...]
     kinds: tuple[Option, ...]  # empty: one kind only, no kind filter
     columns: bool  # whether the page has metric columns to choose
+    mtypes: tuple[Option, ...] = ()  # the model table's types; empty: no model type filter
 
 
 def filters(subs: list[BoardSubmission], *, columns: bool = False) -> Filters:
     present = {s.provenance for s in subs}
     kinds = sorted({s.kind if s.kind in KIND_LABEL else UNSTATED for s in subs})
+    types = sorted({judge_ref(s).mtype for s in subs}, key=lambda t: (t == UNSTATED, t))
     return Filters(
         sources=tuple(
             Option(value=p, label=PROVENANCE_FILTER[p]) for p in PROVENANCES if p in present
         ),
         kinds=tuple(Option(value=k, label=kind_label(k)) for k in kinds) if len(kinds) > 1 else (),
         columns=columns,
+        mtypes=tuple(
+            Option(value=t, label="model type not stated" if t == UNSTATED else t) for t in types
+        )
+        if len(types) > 1
+        else (),
     )
 
 
@@ -129,6 +139,7 @@ class BenchmarkPage(View):
     counts: Counts
     filters: Filters
     table: Table  # overall, every judge, with ranks
+    references: Table  # overall, the baselines: reference lines, never ranked
     chart: Chart
     sections: tuple[Section, ...]  # the other scopes
     comparisons: tuple[ComparisonView, ...]
@@ -163,6 +174,9 @@ class JudgeEntry(View):
     submission: SubmissionView
     scores: Table  # overall scores, this judge only
     standing: Standing
+    # The paper's values of this judge beside ours, where a paper's row is ours folded in.
+    comparison: ComparisonView | None = None
+    reproduce: Reproduce | None = None  # what recomputes the row (none for a paper's row)
     explorer: str  # link into the item explorer filtered to this judge ("" without items)
     n_disagree: int | None  # items where it disagrees with gold (None: not compared)
     n_answered: int
@@ -170,8 +184,8 @@ class JudgeEntry(View):
 
 class JudgePage(View):
     judge: str
-    source: str
     ref: JudgeRef  # of its first entry (source, kind and model as on every table)
+    model_facts: FactsView | None = None  # of the model it is built on
     page: str
     entries: tuple[JudgeEntry, ...]
 

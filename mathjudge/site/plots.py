@@ -1,7 +1,9 @@
 """Benchmark figures as static SVG files (matplotlib), drawn from the exported scores only.
 
 Every figure repeats numbers that are also in a table on the same page, so it is shown as an
-`<img>` (an SVG there cannot run script) with alt text pointing to that table. Judge names
+`<img>` (an SVG there cannot run script) with alt text pointing to that table. Baselines
+(`kind: baseline`) are never series among the judges: they are drawn as grey dashed reference
+lines (marks, on a scatter), labelled as baselines. Judge names
 reach matplotlib as plain text: math-text parsing is off (a name with `$` stays literal) and
 the SVG writer escapes XML. Output is deterministic (fixed hash salt, no date), so rebuilding an
 unchanged store gives byte-identical files.
@@ -72,8 +74,14 @@ def _value(
     return None
 
 
+def _baselines(subs: list[BoardSubmission]) -> list[BoardSubmission]:
+    return [s for s in subs if s.kind == "baseline"]
+
+
 def _leading(show: BenchmarkPresentation, subs: list[BoardSubmission]) -> list[BoardSubmission]:
-    """Up to MAX_SERIES judges: reproduced first, each group by its headline, best first."""
+    """Up to MAX_SERIES judges (baselines are reference lines, not judges): reproduced
+    first, each group by its headline, best first."""
+    subs = [s for s in subs if s.kind != "baseline"]
     headline = show.metric(show.headline) if show.headline else None
 
     def key(sub: BoardSubmission) -> tuple[bool, float, str]:
@@ -119,7 +127,12 @@ def _bars(point: float, low: float | None, high: float | None, scale: float) -> 
 
 
 def _label(sub: BoardSubmission) -> str:
+    if sub.kind == "baseline":
+        return f"{sub.judge} (baseline)"
     return sub.judge + (" (paper)" if sub.provenance == "paper" else "")
+
+
+REFERENCE = {"color": "grey", "ls": "--", "lw": 1.2}  # how a baseline is drawn
 
 
 def _scope_bars(
@@ -165,14 +178,25 @@ def _scope_bars(
             if sub.provenance == "paper":
                 for bar in bars:
                     bar.set_hatch("//")
+        references = _baselines(subs)
+        for sub in references:
+            labelled = False
+            for i, subset in enumerate(subsets):
+                score = _value(sub, metric.key, spec.scope, subset)
+                if score is None or score.value is None:
+                    continue
+                ax.hlines(score.value * metric.scale, i - 0.45, i + 0.45, **REFERENCE,
+                          label=None if labelled else _label(sub))  # fmt: skip
+                labelled = True
         ax.set_xticks(range(len(subsets)), subsets)
         ax.set_ylabel(f"{metric.label} {metric.scale_text}".strip())
         ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
         f"Bar chart of {metric.label} per {spec.scope} for {len(judges)} judges, with 95% "
-        "intervals where a judge has one (hatched bars: reported in a paper, no interval drawn); "
-        "the same numbers are in the table of that scope below."
+        "intervals where a judge has one (hatched bars: reported in a paper, no interval drawn)"
+        + ("; dashed lines: baselines, for reference" if references else "")
+        + "; the same numbers are in the table of that scope below."
     )
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
@@ -205,6 +229,11 @@ def _tpr_tnr(
                 capsize=2,
                 label=_label(sub),
             )
+        for sub in _baselines(subs):
+            tpr, tnr = _value(sub, "tpr"), _value(sub, "tnr")
+            if tpr and tnr and tpr.value is not None and tnr.value is not None:
+                ax.plot(tpr.value * 100, tnr.value * 100, marker="x", ls="none", color="grey",
+                        markersize=9, label=_label(sub))  # fmt: skip
         ax.plot([0, 100], [100, 0], ls=":", lw=0.8, color="grey")
         ax.set_xlim(0, 100)
         ax.set_ylim(0, 100)
@@ -213,8 +242,8 @@ def _tpr_tnr(
         ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
-        f"Scatter of TPR against TNR for {len(points)} judges (hollow markers: reported); "
-        "the values are in the Overall table."
+        f"Scatter of TPR against TNR for {len(points)} judges (hollow markers: reported; grey "
+        "crosses: baselines, for reference); the values are in the Overall table."
     )
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 
@@ -280,14 +309,19 @@ def _bon_curve(
                 xs, ys = zip(*baseline, strict=True)
                 ax.plot(xs, ys, ls="--", color="black" if metric == "bon_oracle" else "grey",
                         marker="s", label=text)  # fmt: skip
+        for sub in _baselines(subs):
+            pts = curve(sub, "bon_score")
+            if len(pts) >= 2:
+                xs, ys = zip(*pts, strict=True)
+                ax.plot(xs, ys, **{**REFERENCE, "ls": ":"}, label=_label(sub))
         ax.set_xlabel("n (proofs to choose from)")
         ax.set_ylabel("expected expert score (0–7)")
         ax.set_ylim(0, 7)
         ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
         svg = _svg(fig)
     alt = (
-        f"Best-of-n curves for {len(judges)} judges with the oracle and mean baselines; the "
-        "values are in the By n tables."
+        f"Best-of-n curves for {len(judges)} judges with the oracle and mean baselines, and "
+        "the shortcut baselines dotted; the values are in the By n tables."
     )
     return [Plot(f"{show.name}-{spec.kind}.svg", spec.title, alt, svg)]
 

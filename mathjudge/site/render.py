@@ -37,8 +37,10 @@ from mathjudge.site.metafields import meta_fields
 from mathjudge.site.modelpages import (
     BenchRef,
     Context,
+    FactsView,
     comparisons,
     cross_view,
+    facts_view,
     model_views,
 )
 from mathjudge.site.pages import (
@@ -53,6 +55,7 @@ from mathjudge.site.pages import (
     submission_view,
     when,
 )
+from mathjudge.site.reproduce import reproduce
 from mathjudge.site.sitepages import dataset_views, methodology_view
 from mathjudge.site.swap import swap_in
 from mathjudge.site.views import (
@@ -60,12 +63,14 @@ from mathjudge.site.views import (
     JudgeRef,
     bootstrap_text,
     counts,
+    folded,
     judge_ref,
     kind_key,
     metric_table,
     metrics,
     sections,
     standing,
+    with_papers,
 )
 from mathjudge.spec.document import BenchmarkDocument, ItemData, LeaderboardDocument
 
@@ -114,7 +119,11 @@ def build_site(
 
 
 class Benchmark:
-    """Everything the pages need of one benchmark, computed once."""
+    """Everything the pages need of one benchmark, computed once.
+
+    The board has one row per judge: a paper's row that is ours folded in (`views.folded`)
+    is shown in our row, not as a row of its own; baselines are kept apart as reference
+    lines (their own table, lines across the chart)."""
 
     def __init__(self, bench: BenchmarkDocument, states: list[boards.FilterState]) -> None:
         self.doc = bench
@@ -126,19 +135,32 @@ class Benchmark:
             page=f"{bench.name}.html",
             metric=self.cols.headline,
         )
-        self.refs: dict[str, JudgeRef] = {s.id: judge_ref(s) for s in bench.submissions}
+        plain = {s.id: judge_ref(s) for s in bench.submissions}
+        self.refs: dict[str, JudgeRef] = with_papers(bench, plain, self.cols.headline_spec)
         self.standings = {
             s.id: standing(bench, s, self.cols.headline.label) for s in bench.submissions
         }
-        self.placed = boards.entries(bench, self.cols, self.refs, self.standings)
+        self.folded = folded(bench)
+        rows = [s for s in bench.submissions if s.id not in self.folded]
+        self.board = bench.model_copy(update={"submissions": rows})
+        placed = boards.entries(self.board, self.cols, self.refs, self.standings)
+        self.placed, self.reference_lines = boards.split(placed)
         self.glance = boards.glance(
             bench, show.display_name, self.ref.page, self.cols, self.placed, states
         )
         self.counts = counts(bench.submissions)
         self.comparisons = tuple(comparisons(bench, self.ref, self.refs))
+        judges = [s for s in rows if not self.refs[s.id].reference]
+        baselines = [s for s in rows if self.refs[s.id].reference]
         self.table = metric_table(
-            f"{show.display_name}: every result on all items", bench, self.cols, *OVERALL,
+            f"{show.display_name}: every judge on all items",
+            bench.model_copy(update={"submissions": judges}), self.cols, *OVERALL,
             ranks=True, every=True, refs=self.refs, standings=self.standings,
+        )  # fmt: skip
+        self.reference_table = metric_table(
+            f"{show.display_name}: reference lines (baselines), never ranked",
+            bench.model_copy(update={"submissions": baselines}), self.cols, *OVERALL,
+            every=True, refs=self.refs, standings=self.standings,
         )  # fmt: skip
 
     @property
@@ -150,6 +172,7 @@ class Benchmark:
             refs=self.refs,
             standings=self.standings,
             comparisons=self.comparisons,
+            folded=frozenset(self.folded),
         )
 
 
@@ -165,7 +188,7 @@ def render_site(
     if document is None:
         document = load_document(site / "data")
     subs = [s for b in document.benchmarks for s in b.submissions]
-    states = boards.filter_states(kind_key(s) for s in subs)
+    states = boards.filter_states((kind_key(s) for s in subs), (judge_ref(s).mtype for s in subs))
     benches = [Benchmark(b, states) for b in document.benchmarks]
     page = functools.partial(_render, site, origin=document.generated_from)
     contexts = [b.context for b in benches]
@@ -175,7 +198,15 @@ def render_site(
         description="Who judges mathematical work best: per benchmark the leader, its value "
         "with metric, interval and n, and whether the lead is significant.",
         boards=[
-            boards.board(b.glance, b.placed, states, b.counts.text, b.counts.total) for b in benches
+            boards.board(
+                b.glance,
+                b.placed,
+                states,
+                b.counts.text,
+                b.counts.total,
+                [e for _, e in b.reference_lines],
+            )
+            for b in benches
         ],
         cross=cross_view(contexts, document.models),
         filters=filters(subs),
@@ -189,7 +220,7 @@ def render_site(
     dataset_pages = {d.name: d.page for d in datasets}
     for b in benches:
         _benchmark_page(site, page, b, dataset_pages)
-    _judge_pages(page, benches)
+    _judge_pages(page, benches, {m.id: facts_view(m.facts) for m in document.models})
     models = model_views(contexts, document.models)
     page(
         "models/index.html",
@@ -242,7 +273,7 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
     from mathjudge.site.plots import benchmark_plots  # matplotlib: only where drawn
 
     bench, show = b.doc, b.doc.presentation
-    plots = benchmark_plots(show, bench.submissions)
+    plots = benchmark_plots(show, b.board.submissions)
     if plots:
         (site / "plots").mkdir(exist_ok=True)
     for plot in plots:
@@ -258,9 +289,10 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         counts=b.counts,
         filters=filters(bench.submissions, columns=len(b.cols.specs) > 1),
         table=b.table,
-        chart=boards.chart(b.cols, b.placed),
+        references=b.reference_table,
+        chart=boards.chart(b.cols, b.placed, b.reference_lines),
         sections=tuple(
-            s for s in sections(bench, b.cols, b.refs, b.standings) if s.anchor != "scope-overall"
+            s for s in sections(b.board, b.cols, b.refs, b.standings) if s.anchor != "scope-overall"
         ),
         comparisons=b.comparisons,
         plots=tuple(PlotView(file=p.file, title=p.title, alt=p.alt, wide=p.wide) for p in plots),
@@ -309,19 +341,21 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         )
 
 
-def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
-    """One page per judge (source, name) with its result on every benchmark, and the index."""
-    grouped: dict[tuple[str, str], list[JudgeEntry]] = {}
-    first: dict[tuple[str, str], JudgeRef] = {}
-    where: dict[tuple[str, str], list[BenchRef]] = {}
+def _judge_pages(page: Any, benches: list[Benchmark], facts: dict[str, FactsView]) -> None:
+    """One page per judge identity with its result on every benchmark (a paper's row folded
+    into ours is shown there as the comparison, not as an entry of its own), and the index:
+    one entry per identity."""
+    grouped: dict[str, list[JudgeEntry]] = {}
+    first: dict[str, JudgeRef] = {}  # how the page and the index name the judge
+    where: dict[str, list[BenchRef]] = {}
     for b in benches:
         bench = b.doc
         info = bench.items
         stats = {j.submission: j for j in info.judges} if info else {}
         position = {j.submission: i for i, j in enumerate(info.judges)} if info else {}
-        rows = {r.judge.sid: r for r in b.table.rows}
-        for sub in bench.submissions:
-            key = (sub.source, sub.judge)
+        rows = {r.judge.sid: r for r in (*b.table.rows, *b.reference_table.rows)}
+        compared = {c.reproduced.sid: c for c in b.comparisons}
+        for sub in b.board.submissions:
             ref = b.refs[sub.id]
             mine = b.table.model_copy(
                 update={
@@ -336,35 +370,43 @@ def _judge_pages(page: Any, benches: list[Benchmark]) -> None:
                 explorer_link = f"{explorer_page(bench.name)}#judge={position[sub.id]}" + (
                     "&disagree=1" if found.disagree else ""
                 )
-            grouped.setdefault(key, []).append(
+            grouped.setdefault(sub.identity, []).append(
                 JudgeEntry(
                     bench=b.ref,
                     submission=submission_view(sub, ref),
                     scores=mine,
                     standing=b.standings[sub.id],
+                    comparison=compared.get(sub.id),
+                    reproduce=reproduce(sub, bench.presentation.dataset),
                     explorer=explorer_link,
                     n_disagree=found.disagree if found else None,
                     n_answered=found.answered if found else 0,
                 )
             )
-            first.setdefault(key, ref)
-            where.setdefault(key, []).append(b.ref)
+            known = first.get(sub.identity)
+            if known is None or (known.source.reported and not ref.source.reported):
+                first[sub.identity] = ref  # named as we reproduced it, where we did
+            where.setdefault(sub.identity, []).append(b.ref)
     for key, entries in grouped.items():
         ref = first[key]
         page(
             ref.page,
             "judge.html",
-            description=f"{key[1]}: its results on {len(entries)} benchmark"
+            description=f"{ref.judge}: its results on {len(entries)} benchmark"
             f"{'' if len(entries) == 1 else 's'}, with its predictions and meta.",
             judge=JudgePage(
-                judge=key[1], source=key[0], ref=ref, page=ref.page, entries=tuple(entries)
+                judge=ref.judge,
+                ref=ref,
+                page=ref.page,
+                entries=tuple(entries),
+                model_facts=facts.get(ref.model.id) if ref.model else None,
             ),
         )
     listing = tuple(
         JudgeListing(ref=first[key], benchmarks=tuple(where[key]))
-        for key in sorted(grouped, key=lambda k: (k[1].casefold(), k[0]))
+        for key in sorted(grouped, key=lambda k: (first[k].judge.casefold(), k))
     )
-    subs = [s for b in benches for s in b.doc.submissions]
+    subs = [s for b in benches for s in b.board.submissions]
     page(
         "judges/index.html",
         "judges.html",

@@ -8,6 +8,11 @@ Python the tests call, and the templates only lay out strings. Values that come 
 This module holds what every page shares: how a number is labelled (its metric, direction, n
 and interval), where it comes from (`SourceView`), who a row is (`JudgeRef`), its standing, and
 a benchmark's metric tables.
+
+A board has one row per judge: the results of one identity (`BoardSubmission.identity`) are one
+row, our result with the paper's value beside it (`PaperValue`) where a paper's row is declared
+the pair of ours (`Board.folded`). A baseline is a reference line (`JudgeRef.reference`): drawn
+beside the judges, never among them.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
+from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, Comparison
 from mathjudge.spec.presentation import (
     DIRECTION_TEXT,
     BenchmarkPresentation,
@@ -122,10 +127,13 @@ class ModelLink(View):
     page: str
     variant: str
     pipeline: str | None
+    type: str | None = None  # the model table's type, where a source states it
 
 
 class JudgeRef(View):
-    """A submission as every table names it: its page, source, kind and model."""
+    """A submission as every table names it: its page (one per judge identity), source, kind
+    and model; the paper's value beside ours where a paper's row is ours folded in; whether it
+    is a baseline, a reference line never placed among the judges (with what it tells)."""
 
     sid: str
     judge: str
@@ -138,12 +146,24 @@ class JudgeRef(View):
     coverage_raw: str
     partial: bool
     search: str  # lower-case text the judge search matches
+    paper: PaperValue | None = None  # defined below, with the numbers
+    note: str | None = None  # a baseline's rule and what its value tells
+
+    @property
+    def reference(self) -> bool:
+        return self.kind == "baseline"
+
+    @property
+    def mtype(self) -> str:
+        """The model type filter's key: the model's type, else UNSTATED."""
+        return self.model.type if self.model and self.model.type else UNSTATED
 
 
-def judge_page(source: str, judge: str) -> str:
-    """A file name safe on every file system; the hash keeps distinct judges apart."""
-    digest = hashlib.sha256(f"{source}\0{judge}".encode()).hexdigest()[:10]
-    slug = re.sub(r"[^a-z0-9]+", "-", judge.casefold()).strip("-")[:40].strip("-") or "judge"
+def judge_page(identity: str) -> str:
+    """The page of a judge identity (`BoardSubmission.identity`): a file name safe on every
+    file system; the hash keeps distinct identities apart."""
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:10]
+    slug = re.sub(r"[^a-z0-9]+", "-", identity.casefold()).strip("-")[:40].strip("-") or "judge"
     return f"judges/{slug}-{digest}.html"
 
 
@@ -161,12 +181,13 @@ def judge_ref(sub: BoardSubmission) -> JudgeRef:
             page=model_page(sub.model.id),
             variant=sub.model.variant,
             pipeline=sub.model.pipeline,
+            type=sub.model.type,
         )
     kind = kind_key(sub)
     return JudgeRef(
         sid=sub.id,
         judge=sub.judge,
-        page=judge_page(sub.source, sub.judge),
+        page=judge_page(sub.identity),
         source=source_view(sub),
         kind=kind,
         kind_label=kind_label(kind),
@@ -175,6 +196,7 @@ def judge_ref(sub: BoardSubmission) -> JudgeRef:
         coverage_raw=repr(sub.coverage),
         partial=sub.partial or sub.coverage < 1,
         search=" ".join([sub.judge, model.name if model else ""]).casefold(),
+        note=sub.reference_note,
     )
 
 
@@ -235,6 +257,72 @@ def score_cell(spec: MetricSpec, score: Score | None) -> Cell:
     return Cell(text=spec.format(score.value), ci=ci, n=score.n, state="ok", raw=repr(score.value))
 
 
+class PaperValue(View):
+    """The paper's value of a judge we reproduced (a paper's row declared the pair of ours),
+    shown in our row with the verdict of the comparison."""
+
+    ref: JudgeRef  # the paper's row: its citation and badge
+    cell: Cell  # the paper's headline value, or "—" where it prints none
+    verdict: str  # a VERDICT_LABEL key
+    verdict_label: str
+    verdict_text: str
+
+
+VERDICT_TEXT = {
+    "exact": "exact: equal at the paper's decimals",
+    "within_ci": "the paper's value is inside our 95% CI",
+    "outside_ci": "the paper's value is outside our 95% CI",
+    "no_ci": "no interval to test against",
+}
+VERDICT_LABEL = {
+    "exact": "exact",
+    "within_ci": "within CI",
+    "outside_ci": "outside CI",
+    "no_ci": "no CI",
+}
+
+
+def folded(bench: BenchmarkDocument) -> dict[str, str]:
+    """paper's submission id -> ours, for every paper's row that is one judge with our result
+    on this board (the same identity: the paper's row declared the pair of ours). Publish has
+    refused any other pair of results sharing an identity."""
+    ours = {s.identity: s.id for s in bench.submissions if s.provenance != "paper"}
+    return {
+        s.id: ours[s.identity]
+        for s in bench.submissions
+        if s.provenance == "paper" and s.identity in ours
+    }
+
+
+def with_papers(
+    bench: BenchmarkDocument, refs: dict[str, JudgeRef], headline: MetricSpec
+) -> dict[str, JudgeRef]:
+    """`refs` with the paper's value and verdict in our row of each folded pair."""
+    verdicts: dict[tuple[str, str], Comparison] = {
+        (c.reported, c.reproduced): c for c in bench.comparisons
+    }
+    by_id = {s.id: s for s in bench.submissions}
+    out = dict(refs)
+    for paper, ours in folded(bench).items():
+        found = verdicts.get((paper, ours))
+        verdict = found.verdict if found is not None else "no_ci"
+        out[ours] = refs[ours].model_copy(
+            update={
+                "paper": PaperValue(
+                    ref=refs[paper],
+                    cell=score_cell(headline, overall_scores(by_id[paper]).get(headline.key)),
+                    verdict=verdict,
+                    verdict_label=VERDICT_LABEL[verdict],
+                    verdict_text=VERDICT_TEXT[verdict],
+                )
+            }
+        )
+    return out
+
+
+JudgeRef.model_rebuild()
+
+
 def percent(fraction: float) -> str:
     return "100%" if fraction >= 1 else f"{fraction * 100:.1f}%"
 
@@ -268,6 +356,7 @@ def rank_key(headline: MetricSpec, scores: dict[str, Score]) -> tuple[int, float
 # Short badge text per reason a submission is not ranked (the full reason is its title).
 UNRANKED_LABEL = {
     "reported": "paper",
+    "baseline": "baseline",
     "example": "example data",
     "other dataset": "other build",
     "alone": "no rival scored",

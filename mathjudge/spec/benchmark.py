@@ -11,7 +11,7 @@ benchmarks layer, never above it. Reference judges are named, not referenced (`J
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -71,15 +71,21 @@ class BaselineContext:
 class Baseline:
     """A deterministic judge `mathjudge demo` runs wherever this benchmark is built: either
     `run`, a code reference (".corpus:baseline", see the module note) to a
-    `(rows, BaselineContext) -> predictions` callable, or `judge`, the name of a reference judge
-    that needs no model, run through the judge runner as `mathjudge judge run` would."""
+    `(rows, BaselineContext, **args) -> predictions` callable, or `judge`, the name of a
+    reference judge that needs no model, run through the judge runner as `mathjudge judge run`
+    would. Shortcut baselines (a constant, the longer solution, a position) are declared with
+    the helpers of `mathjudge.benchmarks.shortcuts`."""
 
     key: str  # file-name slug of its predictions
     judge_name: str
     partial: bool  # answers only part of the benchmark by design
-    description: str
+    description: str  # what the rule does
     run: str | None = None
     judge: str | None = None
+    # Keyword arguments `run` is called with (a shortcut's field, value or measure).
+    args: Mapping[str, Any] = field(default_factory=dict)
+    # One sentence: what its value tells a reader of the board (shown beside its line there).
+    tells: str = ""
     # The submission meta's judge kind: "baseline" for a reference point (a constant, a length),
     # "rule" for a program that judges, "llm_judge" etc. for a published judgment it converts.
     kind: JudgeKind = "baseline"

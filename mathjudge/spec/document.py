@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass
 
+from mathjudge.base.names import canonical
 from mathjudge.spec.presentation import BenchmarkPresentation
 from mathjudge.spec.results import Submission
 
@@ -22,6 +23,21 @@ DOCUMENT = "leaderboard"  # the name the published document is stored under
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+ModelType = Literal["proprietary LLM", "open LLM", "classifier RM", "PRM", "rule"]
+
+
+class ModelFacts(_Model):
+    """What the curated model table (`document/models.yaml`) says of a model, each fact only
+    where a source states it (None elsewhere); `facts_from` names the sources."""
+
+    type: ModelType | None = None
+    parameters: str | None = None  # as published: "7B", "8x7B"
+    open_weights: bool | None = None
+    license: str | None = None
+    released: str | None = None  # YYYY-MM-DD (or YYYY-MM)
+    facts_from: str | None = None
 
 
 class ModelRef(_Model):
@@ -36,6 +52,7 @@ class ModelRef(_Model):
     name: str
     variant: str  # the configuration of this judge ("prompt V1", "+ marking scheme"), or ""
     pipeline: str | None = None
+    type: ModelType | None = None  # the model's type, where a source states it
 
 
 Provenance = Literal["submitted", "published_outputs", "paper"]
@@ -52,8 +69,15 @@ class BoardSubmission(Submission):
     process_reward_model, rule, baseline; None where the meta gives none). `provenance` says
     where the predictions come from: "paper" for a result transcribed from a paper (source
     "reported"; no predictions), "published_outputs" for predictions converted from raw outputs
-    the authors published (the meta's `converted_from` names them), "submitted" otherwise."""
+    the authors published (the meta's `converted_from` names them), "submitted" otherwise.
 
+    `identity` is the judge this result belongs to: its name as an identity
+    (`base.names.canonical`), or for a paper's row declared the pair of our reproduction (the
+    benchmark's aliases.yaml), the reproduction's. Results with one identity on a board are one
+    judge: one row, with its sources. Publish refuses a board where two results would be two
+    rows under names that differ only in case, spacing or punctuation."""
+
+    identity: str = ""  # left empty: the canonical form of `judge`
     meta_file: str | None = None  # under the site's data/ folder
     # Added by the site's export: the predictions as scored, one JSON line per item (gzip).
     predictions_file: str | None = None
@@ -62,6 +86,12 @@ class BoardSubmission(Submission):
     model: ModelRef | None = None
     kind: str | None = None
     provenance: Provenance = "submitted"
+    # A baseline the benchmark's spec declares: what its rule does and what its value tells.
+    reference_note: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.identity:
+            object.__setattr__(self, "identity", canonical(self.judge))
 
 
 class RankEntry(_Model):
@@ -73,8 +103,9 @@ class RankEntry(_Model):
 
 
 class Exclusion(_Model):
-    """Why a submission has no rank: `kind` one of reported, partial, example, other dataset,
-    no headline, undefined, alone, not ranked; `text` says it in words."""
+    """Why a submission has no rank: `kind` one of reported, baseline, partial, example, other
+    dataset, no headline, undefined, alone, not ranked; `text` says it in words. A baseline is
+    a reference line (meta `kind: baseline`), never ranked."""
 
     kind: str
     text: str
@@ -201,6 +232,7 @@ class ModelDocument(_Model):
     id: str
     name: str
     organization: str | None = None
+    facts: ModelFacts = ModelFacts()
     results: list[ModelResult]
 
     @property

@@ -113,6 +113,17 @@ class Submission:
         return {f.name: getattr(self, f.name) for f in fields(Submission)}
 
 
+@dataclass(frozen=True)
+class SubmittedFile:
+    """A predictions file as submitted: its format (jsonl, csv, parquet) and its bytes (the
+    ones its sha256 names and the evaluation parsed), gzip-compressed: a predictions file
+    shrinks about tenfold, which is what the evaluation holds while it scores and what the
+    store copies."""
+
+    format: str
+    gzipped: bytes = field(repr=False)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Evaluation(Submission):
     """A submission as `evaluate` returns it: the record, and what only the run has. Its `id`
@@ -124,6 +135,9 @@ class Evaluation(Submission):
     predictions: pa.Table | None = field(default=None, compare=False, repr=False)
     # The scored dataset's facts, for the store; not in JSON.
     dataset: DatasetSnapshot | None = field(default=None, compare=False, repr=False)
+    # The predictions file as submitted, kept in the store so a site can publish it to be
+    # scored again (None for rows scored from memory); not in JSON.
+    submitted: SubmittedFile | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -142,8 +156,8 @@ class Evaluation(Submission):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON layout of DESIGN.md (`submission_id`, `submission_sha256`, `n_expected`)."""
-        data = asdict(replace(self, predictions=None, dataset=None))
-        del data["predictions"], data["dataset"]
+        data = asdict(replace(self, predictions=None, dataset=None, submitted=None))
+        del data["predictions"], data["dataset"], data["submitted"]
         data["submission_id"] = data.pop("id")
         data["submission_sha256"] = data.pop("sha256")
         data["fields"] = list(self.fields)

@@ -138,6 +138,11 @@ def _insert(con: duckdb.DuckDBPyConnection, result: Evaluation) -> str:
         con.unregister("new_scores")
     if result.predictions is not None:
         _save_predictions(con, sid, result.predictions)
+    if result.submitted is not None:
+        con.execute(
+            "INSERT INTO submitted_files VALUES (?, ?, ?)",
+            [sid, result.submitted.format, result.submitted.gzipped],
+        )
     if result.dataset is not None:
         _save_dataset(con, result.dataset)
     return sid
@@ -248,6 +253,7 @@ def _delete(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
         ("scores", "submission_id"),
         ("item_predictions", "submission_id"),
         ("item_details", "submission_id"),
+        ("submitted_files", "submission_id"),
         ("submissions", "id"),
     ):
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT unnest(?))", [ids])

@@ -243,6 +243,29 @@ def item_details(
     return out
 
 
+def submitted_files(
+    con: duckdb.DuckDBPyConnection, sids: list[str]
+) -> Iterator[tuple[str, str, bytes]]:
+    """(submission id, format, bytes) of the predictions file as submitted, for those of these
+    ids that have one (see the `submitted_files` table), one file in memory at a time."""
+    import gzip
+
+    if not _has(con, "submitted_files"):
+        return
+    cursor = con.cursor()
+    try:
+        cursor.execute(
+            "SELECT submission_id, format, gzipped FROM submitted_files "
+            "WHERE submission_id IN (SELECT unnest(?)) ORDER BY submission_id",
+            [sids],
+        )
+        while (row := cursor.fetchone()) is not None:
+            sid, fmt, data = row
+            yield sid, fmt, gzip.decompress(data)
+    finally:
+        cursor.close()
+
+
 def synced(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
     """Repository folder -> (key, submission id) of what `repo sync` stored."""
     if not _has(con, "repository"):

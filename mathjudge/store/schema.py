@@ -17,7 +17,7 @@ import duckdb
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS store_info (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS submissions (
@@ -88,6 +88,14 @@ CREATE TABLE IF NOT EXISTS repository (
     key VARCHAR NOT NULL,
     submission_id VARCHAR NOT NULL
 );
+-- Each submission's predictions file as submitted (the bytes its sha256 names, gzip-
+-- compressed; `format` is jsonl, csv or parquet), so that a published site can offer the very
+-- file to score again. Results scored from rows in memory have none.
+CREATE TABLE IF NOT EXISTS submitted_files (
+    submission_id VARCHAR PRIMARY KEY,
+    format VARCHAR NOT NULL,
+    gzipped BLOB NOT NULL
+);
 -- The leaderboard document last published from this store (`document.publish`).
 CREATE TABLE IF NOT EXISTS documents (
     name VARCHAR PRIMARY KEY,
@@ -97,8 +105,8 @@ CREATE TABLE IF NOT EXISTS documents (
 """
 
 # What an older store lacks beyond the tables SCHEMA creates if missing: schema 1 stores
-# written before the `extras` column existed. Versions 1 and 2 otherwise differ from 3 only by
-# tables (datasets, documents; item_details, repository).
+# written before the `extras` column existed. Versions 1 to 3 otherwise differ from 4 only by
+# tables (datasets, documents; item_details, repository; submitted_files).
 UPGRADES = ("ALTER TABLE submissions ADD COLUMN IF NOT EXISTS extras JSON",)
 
 

@@ -12,6 +12,7 @@ its first few (`report`, which also words the message), and valid rows as compac
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -20,7 +21,7 @@ import stat
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ class Submission:
     fields: tuple[str, ...]
     n_items: int
     n_expected: int
+    # A file's format (jsonl, csv, parquet) and bytes, as hashed and parsed (None in memory).
+    format: str | None = None
+    content: bytes | None = dataclasses.field(default=None, repr=False)
 
     @property
     def coverage(self) -> float:
@@ -181,10 +185,12 @@ def load_submission(
         data, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
     )
     if fast is not None:
-        return _accepted(str(path), digest, fast, len(known_items))
-    checker = _RowChecker(str(path), model, known_items, fmt, whose_items)
-    checker.run(_records(str(path), data, fmt, model, checker))
-    return _checked(str(path), digest, checker, allow_partial)
+        found = _accepted(str(path), digest, fast, len(known_items))
+    else:
+        checker = _RowChecker(str(path), model, known_items, fmt, whose_items)
+        checker.run(_records(str(path), data, fmt, model, checker))
+        found = _checked(str(path), digest, checker, allow_partial)
+    return replace(found, format=fmt, content=data)
 
 
 def _load_rows(

@@ -167,7 +167,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
         write_predictions(path, run_baseline(opc_spec, baseline, iter(items), mirror)[0])
         result = evaluate_file(
             "opc", path, baseline.judge_name, datasets_dir=datasets, n_boot=B,
-            allow_partial=baseline.partial,
+            allow_partial=baseline.partial, meta={"kind": baseline.kind},
         )  # fmt: skip
         results_store.save(store, result)
     _judgebench(tmp, mirror, datasets, store, built)

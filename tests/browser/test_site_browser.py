@@ -10,7 +10,6 @@ The site is built once per session (`conftest.site`). Screenshots are kept under
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 from collections import deque
 from html.parser import HTMLParser
@@ -21,6 +20,7 @@ import pyarrow.parquet as pq
 from playwright.sync_api import Browser, Page
 
 from browser.conftest import FORMULA_JUDGE, IMG_JUDGE, O1, SCRIPT_JUDGE, Site, Watched, shots_dir
+from mathjudge.base.names import canonical
 from mathjudge.site.views import judge_page
 
 PHONE = {"width": 390, "height": 844}
@@ -268,7 +268,7 @@ def test_an_item_explorer_filtered_to_a_category_and_a_judges_disagreements(
     assert rows.first.locator("td[data-judge-col]").inner_text().endswith("(disagrees)")
     _shot(page, "items-judgebench-math.png")
     # The judge page leads to the same view: every item it gets wrong.
-    page.goto(site.url(judge_page("reproduced", O1)))
+    page.goto(site.url(judge_page(canonical(O1))))
     page.get_by_role("link", name="Its calls item by item").click()
     page.wait_for_function("document.querySelector('[data-count]').textContent.includes('with')")
     assert rows.count() == len(wrong)
@@ -342,11 +342,11 @@ def test_item_view_of_a_stepmathbench_item_with_every_judge_and_math(
 
 def test_a_judges_predictions_and_meta_download(site: Site, watched: Watched) -> None:
     page = watched.page
-    page.goto(site.url(judge_page("reproduced", "far judge")))
-    with page.expect_download() as info:
-        page.get_by_role("link", name="Predictions as scored").click()
-    path = info.value.path()
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
+    page.goto(site.url(judge_page(canonical("far judge"))))
+    href = page.get_by_role("link", name="Predictions as submitted").get_attribute("href")
+    assert href is not None and href.endswith(".jsonl")
+    path = (site.root / "judges" / unquote(href)).resolve()
+    with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
     assert len(rows) == 1000 and {"item_id", "score"} <= set(rows[0])
     assert {r["item_id"] for r in rows} == site.answered["far judge"]
@@ -412,10 +412,11 @@ def test_every_internal_link_resolves_and_no_page_is_an_orphan(site: Site) -> No
             checked += 1
     assert seen == set(root.rglob("*.html"))  # nothing unreachable either
     # Pages grow with judges and benchmarks, not with items: the site's pages are exactly its
-    # four top pages, a page per benchmark (two more per benchmark with items), per judge (a name
-    # copied from a paper and one reproduced are two), per model and per dataset.
+    # four top pages, a page per benchmark (two more per benchmark with items), per judge (an
+    # identity: a paper's row declared the pair of our reproduction is that judge), per model
+    # and per dataset.
     doc = site.document()
-    judges = {(s["source"], s["judge"]) for b in doc["benchmarks"] for s in b["submissions"]}
+    judges = {s["identity"] for b in doc["benchmarks"] for s in b["submissions"]}
     with_items = [b for b in doc["benchmarks"] if b["items"]["status"] == "exported"]
     expected = (
         4 + len(doc["benchmarks"]) + 2 * len(with_items) + 1 + len(judges)
@@ -435,11 +436,11 @@ def test_each_kind_of_page_loads_without_errors_and_fits_a_phone(
     for bench in doc["benchmarks"]:
         pages.append(f"{bench['name']}.html")
         first = bench["submissions"][0]
-        pages.append(judge_page(first["source"], first["judge"]))
+        pages.append(judge_page(first["identity"]))
     pages += [f"datasets/{d['name']}.html" for d in doc["datasets"]]
     pages += [f"items/{name}/index.html" for name in ("stepmathbench", "opc", "judgebench")]
     pages += ["items/stepmathbench/item.html#stepmath-1", f"models/{doc['models'][0]['id']}.html"]
-    pages.append(judge_page("reproduced", SCRIPT_JUDGE))
+    pages.append(judge_page(canonical(SCRIPT_JUDGE)))
     failed: list[str] = []
     watched.page.on("requestfailed", lambda r: failed.append(r.url))
     for path in pages:
@@ -489,9 +490,11 @@ def test_leaderboard_json_is_what_the_pages_show(site: Site) -> None:
     names = {b["name"] for b in doc["benchmarks"]}
     assert {"stepmathbench", "opc", "mumath", "proofbench", "judgebench"} <= names
     (opc_doc,) = [b for b in doc["benchmarks"] if b["name"] == "opc"]
-    # One judge on every item and one partial: nothing comparable to rank.
-    assert opc_doc["ranks"]["status"] == "not ranked: fewer than two comparable judges"
-    assert {e["kind"] for e in opc_doc["ranks"]["excluded"].values()} == {"alone", "partial"}
+    # A partial judge and two constant baselines (reference lines): no judge to rank.
+    assert opc_doc["ranks"]["status"] == (
+        "not ranked: no judge scored on every item of the benchmark's data"
+    )
+    assert {e["kind"] for e in opc_doc["ranks"]["excluded"].values()} == {"baseline", "partial"}
     assert {d["name"] for d in doc["datasets"]} == {"stepmathbench", "opc", "judgebench"}
     (jb,) = [b for b in doc["benchmarks"] if b["name"] == "judgebench"]
     # Converted from the authors' published outputs, beside the paper's own tables (reported).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Judging, Paper
 from mathjudge.spec.cases import Case, Target
 from mathjudge.spec.presentation import MetricGroup, MetricSpec, ScopeSpec
@@ -61,6 +62,28 @@ SPEC = BenchmarkSpec(
     groups=(_level("step", "Steps"), _level("proof", "Proofs")),
     scopes=(ScopeSpec("k", "By number of runs pooled", "First {} runs"),),
     judging=Judging(target=Target("step_labels"), case=_case, judges=("direct", "pf-bv")),
+    baselines=(
+        shortcuts.step_list(
+            "no-error",
+            "Constant (no error)",
+            count="n_steps",
+            field="step_labels",
+            first_wrong=False,
+            description="Marks every step of every proof correct.",
+            tells="Finds no incorrect step: the floor of the step-level scores, what a judge "
+            "that accepts everything gets.",
+        ),
+        shortcuts.step_list(
+            "first-step",
+            "Constant (first step wrong)",
+            count="n_steps",
+            field="step_labels",
+            first_wrong=True,
+            description="Marks the first step of every proof incorrect and the others correct.",
+            tells="How often the first step is where a proof goes wrong: what a judge gets "
+            "without reading past it.",
+        ),
+    ),
     local_only=(
         "the decrypted Hard2Verify data may not be redistributed (its authors ask that decrypted "
         "copies never be posted), so the build stays local"

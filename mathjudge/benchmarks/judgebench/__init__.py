@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
 
@@ -37,6 +38,50 @@ GROUPS = (
 )
 ITEMS = (ItemField("decisions", "a_better", "Prefers A (games summed)", "verdict"),)
 ITEM_TEXT = ("category", "question", "response_a", "response_b")
+LENGTH = "the two responses' lengths in characters"
+# JudgeBench shows every pair twice, the second time swapped; decisions are in the original
+# order, so "the response shown first" is A in the first game and B in the second.
+SHORTCUTS = (
+    shortcuts.pair_by_length(
+        "longer-response",
+        "Shortcut (longer response)",
+        a="response_a",
+        b="response_b",
+        measure="chars",
+        longer=True,
+        form="scores",
+        description=f"Prefers the longer response of each pair ({LENGTH}).",
+        tells="What preferring length alone earns: a judge not clearly above it may be "
+        "rewarding length rather than correctness.",
+    ),
+    shortcuts.pair_by_length(
+        "shorter-response",
+        "Shortcut (shorter response)",
+        a="response_a",
+        b="response_b",
+        measure="chars",
+        longer=False,
+        form="scores",
+        description=f"Prefers the shorter response of each pair ({LENGTH}).",
+        tells="What preferring brevity alone earns; with the longer-response line it shows "
+        "how much length alone separates the right responses from the wrong ones.",
+    ),
+    shortcuts.constant(
+        "first-shown",
+        "Shortcut (first shown)",
+        {"decisions": ["A>B", "B>A"]},
+        "Prefers whichever response is shown first, in both games.",
+        "Position alone: the second game swaps the order, so this rule ties every pair, which "
+        "counts as wrong; a judge's position bias costs it pairs, it cannot win any.",
+    ),
+    shortcuts.constant(
+        "second-shown",
+        "Shortcut (second shown)",
+        {"decisions": ["B>A", "A>B"]},
+        "Prefers whichever response is shown second, in both games.",
+        "Position alone, the other way round: it also ties every pair, which counts as wrong.",
+    ),
+)
 
 
 def summary(pairs: str) -> str:
@@ -67,4 +112,5 @@ SPEC = BenchmarkSpec(
     outputs=".outputs:import_outputs",
     reported=".reported",
     local_only=LOCAL_ONLY,
+    baselines=SHORTCUTS,
 )

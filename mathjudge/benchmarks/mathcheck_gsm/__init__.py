@@ -4,6 +4,7 @@ same dataset."""
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import verdicts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, ScopeSpec
 
@@ -76,5 +77,6 @@ SPEC = BenchmarkSpec(
     items=(ItemField("verdict", "label", "Verdict", "verdict"),),
     item_text=("question", "solution", "answer"),
     outputs=".outputs:import_outputs",
+    baselines=(verdicts.ALWAYS_INCORRECT, verdicts.ALWAYS_CORRECT),
     notes=(PARSING,),
 )

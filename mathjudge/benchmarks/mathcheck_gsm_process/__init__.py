@@ -3,6 +3,7 @@ one? Same dataset as `mathcheck_gsm` (its `process_judging` config)."""
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.benchmarks.mathcheck_gsm import PAPER, PARSING, SEED, VARIANTS, unparsed
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
@@ -51,5 +52,23 @@ SPEC = BenchmarkSpec(
     items=(ItemField("error_step", "label", "First wrong step", "score"),),
     item_text=("question", "solution", "answer"),
     outputs="mathjudge.benchmarks.mathcheck_gsm.outputs:import_outputs",
+    baselines=(
+        shortcuts.constant(
+            "first-step",
+            "Constant (first step wrong)",
+            {"error_step": 1},
+            "Names step 1 as the first wrong step of every solution.",
+            "How many solutions go wrong at their very first step: the share a judge gets "
+            "without reading past it.",
+        ),
+        shortcuts.constant(
+            "no-error",
+            "Constant (no error)",
+            {"error_step": -1},
+            "Judges every solution free of errors.",
+            "Every solution here has an error, so this rule scores 0: the floor, and what a "
+            "judge that never finds an error gets.",
+        ),
+    ),
     notes=(PARSING,),
 )

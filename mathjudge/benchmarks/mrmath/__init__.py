@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
 
@@ -61,6 +62,35 @@ SPEC = BenchmarkSpec(
     items=(ItemField("solution_pred", "solution_label", "Solution positive", "verdict"),),
     item_text=("set", "question", "model_output"),
     outputs=".outputs:import_outputs",
+    baselines=(
+        shortcuts.step_list(
+            "no-error",
+            "Constant (no error)",
+            count="n_steps",
+            field="step_preds",
+            first_wrong=False,
+            good=True,
+            bad=False,
+            solution="solution_pred",
+            description="Judges every solution and every step positive (valid, no redundancy).",
+            tells="The label balance alone: every positive right, no negative found; a judge "
+            "must beat it, and the first-step line, to show it reads the steps.",
+        ),
+        shortcuts.step_list(
+            "first-step",
+            "Constant (first step wrong)",
+            count="n_steps",
+            field="step_preds",
+            first_wrong=True,
+            good=True,
+            bad=False,
+            solution="solution_pred",
+            description="Judges every solution negative, its first step negative and the "
+            "others positive.",
+            tells="How often the flaw is the very first step: what a judge gets without "
+            "reading past it.",
+        ),
+    ),
     local_only=(
         "the ReasonEval repository states no license for the MR-MATH data (research use; ask the "
         "authors before redistributing), so the build stays local"

@@ -50,6 +50,7 @@ SPEC = BenchmarkSpec(
     baselines=(
         common.ANSWER_EQUIVALENCE,
         verdicts.ALWAYS_INCORRECT,
+        verdicts.ALWAYS_CORRECT,
     ),
     reported=".reported",
 )

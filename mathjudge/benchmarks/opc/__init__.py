@@ -74,5 +74,6 @@ SPEC = BenchmarkSpec(
             from_source=True,
         ),
         verdicts.ALWAYS_INCORRECT,
+        verdicts.ALWAYS_CORRECT,
     ),
 )

@@ -75,6 +75,8 @@ SPEC = BenchmarkSpec(
             partial=False,
             description="Judges every solution free of errors (-1): all correct solutions right, "
             "no erroneous one, so F1 0.",
+            tells="The correct-solution accuracy a judge gets by never finding an error; its F1 "
+            "is 0, the floor a judge must clear.",
         ),
         Baseline(
             key="first-paragraph",
@@ -83,6 +85,8 @@ SPEC = BenchmarkSpec(
             partial=False,
             description="Names the first paragraph (0) as the earliest wrong one in every "
             "solution: right wherever the error is at the start.",
+            tells="How much of the error accuracy comes from errors in the very first "
+            "paragraph; it never gets a correct solution right, so its F1 is 0.",
         ),
     ),
     reported=".reported",

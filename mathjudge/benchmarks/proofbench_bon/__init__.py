@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.benchmarks.proofbench import JUDGES, PAPER, TARGET, points, proof_case
 from mathjudge.spec.benchmark import BenchmarkSpec, Judging
 from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, PlotSpec, ScopeSpec
@@ -46,5 +47,26 @@ SPEC = BenchmarkSpec(
     item_text=("problem", "proof"),
     plots=(PlotSpec("bon_curve", "Expected expert score of the pick against n", "bon"),),
     judging=Judging(target=TARGET, case=proof_case, judges=JUDGES),
+    baselines=(
+        shortcuts.by_length(
+            "longer-proof",
+            "Shortcut (longer proof)",
+            longer=True,
+            text="proof",
+            description="Scores each proof by its length in characters: the longest is picked.",
+            tells="What picking the longest proof earns, between the mean-of-n and oracle "
+            "curves: a judge must beat it to show it reads the proofs, not their length.",
+        ),
+        shortcuts.by_length(
+            "shorter-proof",
+            "Shortcut (shorter proof)",
+            longer=False,
+            text="proof",
+            description="Scores each proof by minus its length in characters: the shortest is "
+            "picked.",
+            tells="What picking the shortest proof earns; with the longer-proof line it shows "
+            "whether length alone tells the better proofs apart.",
+        ),
+    ),
     reported=".reported",
 )

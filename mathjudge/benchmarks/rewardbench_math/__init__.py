@@ -3,7 +3,7 @@ reward prefer the human-written solution to a wrong GPT-4 one?"""
 
 from __future__ import annotations
 
-from mathjudge.benchmarks import rewards
+from mathjudge.benchmarks import rewards, shortcuts
 from mathjudge.benchmarks.rewardmath import PAPER
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import ItemField, ScopeSpec
@@ -33,6 +33,28 @@ SPEC = BenchmarkSpec(
     items=(ItemField("sides", "is_chosen", "On the right side of the other solution", "verdict"),),
     item_text=("problem", "solution_type", "steps"),
     outputs=".outputs:import_outputs",
+    baselines=(
+        shortcuts.by_length(
+            "longer-solution",
+            "Shortcut (longer solution)",
+            longer=True,
+            text="steps",
+            description="Scores each solution by its length in characters: the longer of the "
+            "two wins.",
+            tells="What preferring length alone earns: a judge not clearly above it may be "
+            "rewarding length rather than correctness.",
+        ),
+        shortcuts.by_length(
+            "shorter-solution",
+            "Shortcut (shorter solution)",
+            longer=False,
+            text="steps",
+            description="Scores each solution by minus its length in characters: the shorter "
+            "of the two wins.",
+            tells="What preferring brevity alone earns; with the longer-solution line it shows "
+            "how much length alone separates the correct solutions from the wrong ones.",
+        ),
+    ),
     notes=(
         "The RewardMATH authors' scorer for this set has no geometric-mean aggregation (it is "
         "listed but not implemented there); the one shown here is ours, computed as on "

@@ -3,7 +3,7 @@ ones? Pointwise judges here; pairwise ones in `rewardmath_pairwise` (same datase
 
 from __future__ import annotations
 
-from mathjudge.benchmarks import rewards
+from mathjudge.benchmarks import rewards, shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
 from mathjudge.spec.presentation import ItemField
 
@@ -40,5 +40,27 @@ SPEC = BenchmarkSpec(
     item_text=("problem", "solution_reference", "steps"),
     outputs=".outputs:import_outputs",
     reported=".reported",
+    baselines=(
+        shortcuts.by_length(
+            "longer-solution",
+            "Shortcut (longer solution)",
+            longer=True,
+            count="n_steps",
+            description="Scores each solution by its number of steps: the one with the most "
+            "steps ranks first (a tie with it counts as a failure, as for every judge).",
+            tells="What preferring length alone earns among the ten solutions: a judge not "
+            "clearly above it may be rewarding length rather than correctness.",
+        ),
+        shortcuts.by_length(
+            "shorter-solution",
+            "Shortcut (shorter solution)",
+            longer=False,
+            count="n_steps",
+            description="Scores each solution by minus its number of steps: the one with the "
+            "fewest steps ranks first.",
+            tells="What preferring brevity alone earns; with the longer-solution line it shows "
+            "how much the correct solutions' length sets them apart.",
+        ),
+    ),
     notes=(REPEATED_ROWS,),
 )

@@ -13,7 +13,10 @@ Where the items come from:
   problem with its ten solution references (in the authors' order) and the pairwise files every
   game's position, but not the solution texts. Such a build says so (the manifest's
   `limitations`, the card), carries the ids, labels and problems, and scores every judge exactly
-  as a Hub build does: the item ids are the same.
+  as a Hub build does: the item ids are the same. Each solution's number of steps is there
+  too: the three process reward models whose outputs the commit holds (`STEP_FILES`) score one
+  value per step of the solution, and they agree on every solution (checked), as they do with
+  the texts of the two sample problems the repository keeps.
 
 Item ids: `<problem_index>::<solution_reference>`, the problem's 0-based position (the upstream
 `problem_id`, the row of every result file); a reference repeated within a problem (77 problems
@@ -53,6 +56,12 @@ SOURCE = PINS.source
 HUB_SOLUTIONS, HUB_GAMES = PINS.hub
 ITEMS_FILE = "results/RewardMATH/ArmoRM_reward.json"
 GAMES_FILE = "results/RewardMATH/gpt4_pairwise_reward.json"
+# Process reward models' step-score lists: one score per step of each solution.
+STEP_FILES = (
+    "results/RewardMATH/Math_Shepherd_reward.json",
+    "results/RewardMATH/ReasonEval_7B_reward.json",
+    "results/RewardMATH/ReasonEval_34B_reward.json",
+)
 CORRECT = "human_to_GPT-4"
 EMPTY_REFERENCE = "(empty)"
 POSITIONS = ("A", "B")
@@ -72,6 +81,7 @@ SOLUTION_FEATURES = datasets.Features(
         "subject": Value("string"),
         "level": Value("int8"),
         "steps": List(Value("string")),
+        "n_steps": Value("int16"),
     }
 )
 GAME_FEATURES = datasets.Features(
@@ -86,6 +96,8 @@ GAME_FEATURES = datasets.Features(
         "problem": Value("string"),
         "solution_a": List(Value("string")),
         "solution_b": List(Value("string")),
+        "n_steps_a": Value("int16"),
+        "n_steps_b": Value("int16"),
     }
 )
 HUB_SOLUTION_COLUMNS = (
@@ -156,6 +168,7 @@ def _solution_rows(
                 "subject": None,
                 "level": None,
                 "steps": None,
+                "n_steps": None,
                 **(extra[position] if extra else {}),
             }
         )
@@ -170,6 +183,7 @@ def _game_rows(
     correct = solutions[0]
     out = []
     for game, (wrong, chosen) in enumerate(zip(solutions[1:], positions, strict=True)):
+        shown = (correct, wrong) if chosen == "A" else (wrong, correct)
         out.append(
             {
                 "item_id": wrong["item_id"],
@@ -182,17 +196,45 @@ def _game_rows(
                 "problem": wrong["problem"],
                 "solution_a": texts[game][0] if texts else None,
                 "solution_b": texts[game][1] if texts else None,
+                "n_steps_a": shown[0]["n_steps"],
+                "n_steps_b": shown[1]["n_steps"],
             }
         )
     return out
 
 
+def step_counts(items: list[Record], step_files: list[list[Record]]) -> list[list[int]]:
+    """Each problem's solutions' numbers of steps: the length of the step-score list every one
+    of the process reward models' files gives it, which must agree (and list the problems and
+    references of `items`)."""
+    counts = []
+    for index, row in enumerate(items):
+        found = set()
+        for rows in step_files:
+            if len(rows) < len(items):
+                raise MathJudgeError(f"{rows[-1].where}: fewer problems than {ITEMS_FILE}")
+            other = rows[index]
+            if other["solution_reference"] != row["solution_reference"]:
+                raise MathJudgeError(
+                    f"{other.where} [solution_reference]: not the references of {row.where}"
+                )
+            scores = other["score"]
+            if not isinstance(scores, list) or not all(isinstance(s, list) for s in scores):
+                raise MathJudgeError(f"{other.where} [score]: expected a list of step-score lists")
+            found.add(tuple(len(s) for s in scores))
+        if len(found) != 1:
+            raise MathJudgeError(f"{row.where}: the step-score files disagree on the step counts")
+        counts.append(list(found.pop()))
+    return counts
+
+
 def from_results(
-    items: list[Record], games: list[Record]
+    items: list[Record], games: list[Record], steps: list[list[int]] | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Solutions and games from the authors' result files: a direct file (problem, the ten
     references) and a pairwise one (the nine incorrect references, in the same order, and the
-    correct solution's position in each game)."""
+    correct solution's position in each game), with each solution's number of `steps` when
+    given (the outputs importer needs the ids only)."""
     if len(items) != len(games):
         raise MathJudgeError(f"{ITEMS_FILE} has {len(items)} problems, {GAMES_FILE} {len(games)}")
     solutions: list[dict[str, Any]] = []
@@ -209,7 +251,8 @@ def from_results(
         positions = pair["chosen_position"]
         if not isinstance(positions, list) or any(p not in POSITIONS for p in positions):
             raise MathJudgeError(f"{pair.where} [chosen_position]: expected a list of A / B")
-        rows = _solution_rows(index, problem, references)
+        counts = [{"n_steps": n} for n in steps[index]] if steps else None
+        rows = _solution_rows(index, problem, references, counts)
         solutions += rows
         game_rows += _game_rows(rows, positions)
     return solutions, game_rows
@@ -252,7 +295,7 @@ def from_hub(
                 raise MathJudgeError(f"{where}: solution_type does not follow the reference")
         extra = [
             {"answer": r["answer"], "subject": r["subject"], "level": r["level"]}
-            | {"steps": list(r["eval_solution"])}
+            | {"steps": list(r["eval_solution"]), "n_steps": len(r["eval_solution"])}
             for r in group
         ]
         rows = _solution_rows(index, group[0]["problem"], references, extra)
@@ -291,9 +334,9 @@ def build(source_dir: Path | None = None, source: Source = SOURCE) -> Build:
     mirror = commit_mirror(source, source_dir)
     if mirror is not None:
         resolved = resolve(source, mirror)
-        solutions, games = from_results(
-            read_json_array(resolved[ITEMS_FILE].path), read_json_array(resolved[GAMES_FILE].path)
-        )
+        items = read_json_array(resolved[ITEMS_FILE].path)
+        steps = step_counts(items, [read_json_array(resolved[f].path) for f in STEP_FILES])
+        solutions, games = from_results(items, read_json_array(resolved[GAMES_FILE].path), steps)
         sources: tuple[tuple[Source, dict[str, ResolvedFile]], ...] = ((source, resolved),)
         limitations: tuple[str, ...] = (NO_TEXTS,)
         matching = None

@@ -4,6 +4,7 @@ nine incorrect ones; a problem counts when all nine games are won. Same dataset 
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.benchmarks.rewardmath import PAPER, SEED
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec
@@ -68,6 +69,49 @@ SPEC = BenchmarkSpec(
     ),
     item_text=("problem", "solution_reference", "chosen_position", "solution_a", "solution_b"),
     outputs="mathjudge.benchmarks.rewardmath.outputs:import_outputs",
+    baselines=(
+        shortcuts.constant(
+            "always-a",
+            "Shortcut (always A)",
+            {"preferred": "A"},
+            "Prefers the solution shown first (A) in every game.",
+            "Position alone: it wins the games where the correct solution is shown first, about "
+            "half, and almost no problem, which needs all nine.",
+        ),
+        shortcuts.constant(
+            "always-b",
+            "Shortcut (always B)",
+            {"preferred": "B"},
+            "Prefers the solution shown second (B) in every game.",
+            "Position alone, the other way round: about half the games, almost no problem.",
+        ),
+        shortcuts.pair_by_length(
+            "longer-solution",
+            "Shortcut (longer solution)",
+            a="n_steps_a",
+            b="n_steps_b",
+            measure="count",
+            longer=True,
+            form="preferred",
+            description="Prefers the solution with more steps in every game; equal step counts "
+            "give no verdict, a lost game.",
+            tells="What preferring length alone earns: a judge not clearly above it may be "
+            "rewarding length rather than correctness.",
+        ),
+        shortcuts.pair_by_length(
+            "shorter-solution",
+            "Shortcut (shorter solution)",
+            a="n_steps_a",
+            b="n_steps_b",
+            measure="count",
+            longer=False,
+            form="preferred",
+            description="Prefers the solution with fewer steps in every game; equal step "
+            "counts give no verdict, a lost game.",
+            tells="What preferring brevity alone earns; with the longer-solution line it shows "
+            "how much the correct solutions' length sets them apart.",
+        ),
+    ),
     notes=(
         "The correct solution's position varies by game (A in 2,177 games, B in 2,170): a judge "
         "that always answers A wins about half the games and almost no problem.",

@@ -1,4 +1,4 @@
-/* mathjudge leaderboard: filters (sources, judge kind, search, metric columns) with the glance
+/* mathjudge leaderboard: filters (sources, judge kind, model type, search, metric columns) with the glance
    and verdicts that follow them, sortable tables, and tabs (their state in the URL).
    Progressive enhancement only: without this script every row and panel is shown with the
    default glance, and the controls stay hidden. */
@@ -28,10 +28,12 @@
     SOURCES.forEach(function (s) { shown[s] = true; });  /* a source without a box is shown */
     all(form, "input[name=source]").forEach(function (box) { shown[box.value] = box.checked; });
     var kind = form.querySelector("select[name=kind]");
+    var mtype = form.querySelector("select[name=mtype]");
     var search = form.querySelector("input[name=q]");
     return {
       sources: shown,
       kind: kind ? kind.value : "all",
+      mtype: mtype ? mtype.value : "all",
       q: search ? search.value.trim().toLowerCase() : ""
     };
   }
@@ -39,7 +41,7 @@
   function stateKey(state) {
     var bits = 0;
     SOURCES.forEach(function (s, i) { if (state.sources[s]) bits += 1 << i; });
-    return bits + "-" + state.kind;
+    return bits + "-" + state.kind + "-" + state.mtype;
   }
 
   function matches(el, state) {
@@ -47,6 +49,7 @@
     if (prov === null) return true;
     if (!state.sources[prov]) return false;
     if (state.kind !== "all" && el.getAttribute("data-kind") !== state.kind) return false;
+    if (state.mtype !== "all" && el.getAttribute("data-mtype") !== state.mtype) return false;
     return !state.q || (el.getAttribute("data-q") || "").indexOf(state.q) !== -1;
   }
 
@@ -93,7 +96,7 @@
     all(document, ".cross-cell").forEach(function (cell) {
       var first = null;
       all(cell, ".cand").forEach(function (c) {
-        var ok = !first && matches(c, { sources: state.sources, kind: state.kind, q: "" });
+        var ok = !first && matches(c, { sources: state.sources, kind: state.kind, mtype: state.mtype, q: "" });
         if (ok) first = c;
         show(c, ok);
       });
@@ -112,6 +115,8 @@
     }
     var kind = form.querySelector("select[name=kind]");
     if (kind && kind.value !== "all") parts.push(kind.options[kind.selectedIndex].text);
+    var mtype = form.querySelector("select[name=mtype]");
+    if (mtype && mtype.value !== "all") parts.push(mtype.options[mtype.selectedIndex].text);
     if (state.q) parts.push("“" + state.q + "”");
     var columns = all(form, "input[name=col]");
     var hidden = columns.filter(function (b) { return !b.checked; }).length;
@@ -153,6 +158,10 @@
     if (kind && saved.kind && all(kind, "option").some(function (o) { return o.value === saved.kind; })) {
       kind.value = saved.kind;
     }
+    var mtype = form.querySelector("select[name=mtype]");
+    if (mtype && saved.mtype && all(mtype, "option").some(function (o) { return o.value === saved.mtype; })) {
+      mtype.value = saved.mtype;
+    }
     var columns = form.querySelector("[data-default-columns]");
     if (columns && window.innerWidth < NARROW) {
       var keep = columns.getAttribute("data-default-columns").split(" ");
@@ -165,7 +174,7 @@
       filterRows(state);
       applyColumns(form);
       if (label) label.textContent = describe(form, state);
-      remember({ sources: state.sources, kind: state.kind });
+      remember({ sources: state.sources, kind: state.kind, mtype: state.mtype });
     }
     form.addEventListener("change", apply);
     form.addEventListener("input", apply);
