@@ -198,7 +198,8 @@ def _indistinct(benchmark: str, subs: list[BoardSubmission]) -> None:
     )
     raise MathJudgeError(
         f"{benchmark}: {names} differ only in case, spacing, punctuation or look-alike "
-        "characters, so a reader could not tell them apart. If a paper's row and ours are one judge configuration, declare "
+        "characters, so a reader could not tell them apart. If a paper's row and ours are one "
+        "judge configuration, declare "
         f"them a pair in mathjudge/benchmarks/{benchmark}/aliases.yaml (`pairs:`); otherwise "
         "rename one (evaluate it again under the new name) or remove it with "
         "`mathjudge results remove ID`"
