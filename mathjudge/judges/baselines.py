@@ -35,5 +35,9 @@ def run_baseline(
         return run.predictions, run.details
     if baseline.run is None:
         raise MathJudgeError(f"{spec.name}: baseline {baseline.key!r} gives no run or judge")
-    out = registry.resolve(spec.name, baseline.run)(rows, BaselineContext(spec.name, source_dir))
-    return list(out), []
+    given = list(rows)
+    context = BaselineContext(spec.name, source_dir)
+    out = registry.resolve(spec.name, baseline.run)(given, context)
+    if baseline.details is None:
+        return list(out), []
+    return list(out), list(registry.resolve(spec.name, baseline.details)(given, context))

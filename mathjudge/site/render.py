@@ -291,14 +291,14 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         bench=view,
     )
     if exported:
-        found = explorer(info, b.ref, b.refs, site / "data")
-        page(
-            found.path,
-            "items.html",
-            description=f"Every item of {show.display_name} with its gold label and how many "
-            "judges get it wrong.",
-            page=found,
-        )
+        for found in explorer(info, b.ref, b.refs, site / "data"):
+            page(
+                found.path,
+                "items.html",
+                description=f"The items of {show.display_name} with their gold labels and how "
+                f"many judges get each wrong (page {found.page} of {len(found.pages)}).",
+                page=found,
+            )
         viewed = item_view(info, b.ref, b.refs)
         page(
             viewed.path,

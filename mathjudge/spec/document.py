@@ -142,6 +142,9 @@ class ItemColumn(_Model):
     label: str
     kind: str
     gold: str
+    description: str = ""  # in plain words, for the item view's legend
+    # A verdict's words for a positive, a negative and a zero value (`ItemField.words`).
+    words: list[str] = ["correct", "incorrect", "inconclusive"]
 
 
 class ItemData(_Model):

@@ -41,3 +41,29 @@ def judge(
 def baseline(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dict[str, Any]]:
     """`judge` as the demo's baseline, reading the corpus from the context's source."""
     return judge(rows, ctx.source_dir)
+
+
+def details(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dict[str, Any]]:
+    """The corpus judge's own account of each proof it judged, as a details file holds it: its
+    summary and the issues it lists (each with its category, where it is and why), so an item
+    view shows why the judge said what it said."""
+    wanted = {r["item_id"] for r in rows}
+    out = []
+    for row in opc.read_source(ctx.source_dir):
+        item = opc.item_id(row)
+        if row["llm_judgment"] is None or item not in wanted:
+            continue
+        result = row["llm_judgment"]["result"]
+        issues = [
+            f"{n}. {issue.get('category') or 'Issue'} ({issue.get('location') or 'no location'}): "
+            f"{issue.get('description') or ''}".strip()
+            for n, issue in enumerate(result["issues"], 1)
+        ]
+        out.append(
+            {
+                "item_id": item,
+                "summary": result.get("summary") or "",
+                "issues": "\n\n".join(issues) if issues else "none listed",
+            }
+        )
+    return out
