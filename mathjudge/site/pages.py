@@ -16,7 +16,8 @@ from mathjudge.site.board import Chart, Glance
 from mathjudge.site.modelpages import BenchRef, ComparisonView
 from mathjudge.site.views import (
     KIND_LABEL,
-    PROVENANCE_FILTER,
+    PROVENANCE_LABEL,
+    PROVENANCE_TEXT,
     PROVENANCES,
     UNSTATED,
     Counts,
@@ -37,6 +38,7 @@ from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, ItemData
 class Option(View):
     value: str
     label: str
+    title: str = ""  # what the label means, where a word needs it
 
 
 class Filters(View):
@@ -52,7 +54,9 @@ def filters(subs: list[BoardSubmission], *, columns: bool = False) -> Filters:
     kinds = sorted({s.kind if s.kind in KIND_LABEL else UNSTATED for s in subs})
     return Filters(
         sources=tuple(
-            Option(value=p, label=PROVENANCE_FILTER[p]) for p in PROVENANCES if p in present
+            Option(value=p, label=PROVENANCE_LABEL[p], title=PROVENANCE_TEXT[p])
+            for p in PROVENANCES
+            if p in present
         ),
         kinds=tuple(Option(value=k, label=kind_label(k)) for k in kinds) if len(kinds) > 1 else (),
         columns=columns,

@@ -38,22 +38,25 @@ class View(BaseModel):
 
 # --- Where a number comes from ----------------------------------------------------------------
 
+# The one vocabulary of where a number comes from: the same word on every badge, filter, count
+# and page (and in docs/site.md).
 PROVENANCES = ("submitted", "published_outputs", "paper")
-PROVENANCE_LABEL = {  # the badge beside every number
+PROVENANCE_LABEL = {
     "submitted": "reproduced",
-    "published_outputs": "published outputs",
+    "published_outputs": "converted",
     "paper": "paper",
 }
-PROVENANCE_FILTER = {  # the filter's checkboxes
-    "submitted": "reproduced from predictions",
-    "published_outputs": "reproduced from published outputs",
-    "paper": "copied from papers",
-}
 PROVENANCE_TEXT = {
-    "submitted": "reproduced here from the judge's submitted predictions",
-    "published_outputs": "reproduced here from the raw outputs its authors published",
-    "paper": "copied from a paper's table: not reproduced here, never ranked",
+    "submitted": "reproduced: we scored predictions that a submitter, or we, produced",
+    "published_outputs": "converted: we scored the raw outputs the judge's authors published",
+    "paper": "paper: copied from a paper's table, not scored here, never ranked",
 }
+# A prompt or method run on a model (a judge prompt, an agent, a pipeline): its results belong
+# to it, never to the model alone.
+CONFIGURATION_TEXT = (
+    "configuration: a prompt or method run on the model; the result is this configuration's, "
+    "not the model's alone"
+)
 KIND_LABEL = {
     "llm_judge": "LLM judge",
     "reward_model": "reward model",
@@ -65,16 +68,16 @@ UNSTATED = "unstated"  # the filter value of a submission that names no kind
 
 
 class SourceView(View):
-    """A result's source, as a badge with its meaning: reproduced from predictions, reproduced
-    from published outputs, copied from a paper; and whether it is an agent or pipeline built
-    on a model rather than the model alone."""
+    """A result's source, as a badge with its meaning (reproduced, converted, paper), and the
+    configuration it ran in where it is a prompt or method on a model rather than the model
+    alone."""
 
     provenance: Literal["submitted", "published_outputs", "paper"]
     label: str
     title: str
     citation: str | None
     citation_href: str
-    pipeline: str | None
+    configuration: str | None
 
     @property
     def reported(self) -> bool:
@@ -101,7 +104,7 @@ def source_view(sub: BoardSubmission) -> SourceView:
         title=title,
         citation=sub.citation,
         citation_href=citation_href(sub.citation),
-        pipeline=sub.model.pipeline if sub.model else None,
+        configuration=sub.model.pipeline if sub.model else None,
     )
 
 
@@ -121,7 +124,7 @@ class ModelLink(View):
     name: str
     page: str
     variant: str
-    pipeline: str | None
+    configuration: str | None  # the document's `ModelRef.pipeline`
 
 
 class JudgeRef(View):
@@ -160,7 +163,7 @@ def judge_ref(sub: BoardSubmission) -> JudgeRef:
             name=sub.model.name,
             page=model_page(sub.model.id),
             variant=sub.model.variant,
-            pipeline=sub.model.pipeline,
+            configuration=sub.model.pipeline,
         )
     kind = kind_key(sub)
     return JudgeRef(
@@ -372,16 +375,13 @@ class Counts(View):
     paper: int
 
     @property
-    def reproduced(self) -> int:
-        return self.submitted + self.published_outputs
-
-    @property
     def text(self) -> str:
         parts = [
-            f"{n} {label}"
-            for n, label in (
-                (self.reproduced, "reproduced"),
-                (self.paper, "from papers"),
+            f"{n} {PROVENANCE_LABEL[p]}"
+            for n, p in (
+                (self.submitted, "submitted"),
+                (self.published_outputs, "published_outputs"),
+                (self.paper, "paper"),
             )
             if n
         ]
