@@ -9,7 +9,7 @@ import click
 
 from mathjudge.base.display import neutral_lines
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
-from mathjudge.cli.site import LOCAL_TEXTS, skipped
+from mathjudge.cli.site import LOCAL_TEXTS, REPO_URL, skipped
 
 
 @click.group()
@@ -50,13 +50,14 @@ def _echo(text: str) -> None:
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="The mathjudge wheel to pin (default: built from the checkout mathjudge runs from).",
 )
-def repo_init(directory: Path, wheel: Path | None) -> None:
+@REPO_URL
+def repo_init(directory: Path, wheel: Path | None, repo_url: str | None) -> None:
     """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
     submitters, meta.example.yaml, a GitHub Actions workflow, and scorer/ (this mathjudge's
     wheel and a lock pinning it and every dependency by sha256)."""
     from mathjudge.repo.scaffold import LOCK, init_repo
 
-    done = init_repo(directory, wheel)
+    done = init_repo(directory, wheel, repo_url)
     click.echo(f"leaderboard repository written: {directory}")
     click.echo(f"  scorer: {done.wheel} (sha256 {done.sha256}), from {done.origin}")
     click.echo(f"  install it: python -m pip install --require-hashes -r {LOCK}")
@@ -85,6 +86,7 @@ def repo_init(directory: Path, wheel: Path | None) -> None:
 )
 @click.option("--no-site", is_flag=True, help="Update the store only.")
 @LOCAL_TEXTS
+@REPO_URL
 @BOOTSTRAP
 @DATASETS
 @QUIET
@@ -95,6 +97,7 @@ def repo_sync(
     reported: Path | None,
     no_site: bool,
     local_texts: bool,
+    repo_url: str | None,
     n_boot: int,
     datasets_dir: Path,
     quiet: bool,
@@ -131,7 +134,12 @@ def repo_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_site(store, out, local_texts=local_texts, on_skip=skipped)
+        from mathjudge.repo.config import repository_of
+
+        address = repo_url or repository_of(repo)
+        index = publish_site(
+            store, out, local_texts=local_texts, on_skip=skipped, repo_url=address
+        )
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import mathjudge
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
+from mathjudge.repo.config import CONFIG, config_text
 from mathjudge.repo.folder import SUBMISSIONS
 
 # template file -> where it goes in the repository (dot-files are stored without the dot, so
@@ -116,8 +117,10 @@ def scorer_lock(wheel_name: str, sha256: str, origin: str) -> str:
     )
 
 
-def init_repo(target: Path, wheel: Path | None = None) -> Initialised:
-    """Write a new leaderboard repository at `target` (absent or empty), all or nothing."""
+def init_repo(target: Path, wheel: Path | None = None, repo_url: str | None = None) -> Initialised:
+    """Write a new leaderboard repository at `target` (absent or empty), all or nothing;
+    `repo_url`, the repository's own address, goes into its settings (`leaderboard.yaml`)."""
+    settings = config_text(repo_url)  # checked before anything is built
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise MathJudgeError(f"{target}: exists and is not an empty folder; init writes a new one")
     with tempfile.TemporaryDirectory(prefix="mathjudge-wheel-") as scratch:
@@ -153,4 +156,5 @@ def init_repo(target: Path, wheel: Path | None = None) -> Initialised:
             (tmp / SCORER).mkdir()
             shutil.copyfile(built, tmp / SCORER / built.name)
             (tmp / LOCK).write_text(scorer_lock(built.name, digest, origin), encoding="utf-8")
+            (tmp / CONFIG).write_text(settings, encoding="utf-8")
     return Initialised(target, f"{SCORER}/{built.name}", digest, origin)
