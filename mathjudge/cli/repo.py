@@ -137,9 +137,7 @@ def repo_sync(
         from mathjudge.repo.config import repository_of
 
         address = repo_url or repository_of(repo)
-        index = publish_site(
-            store, out, local_texts=local_texts, on_skip=skipped, repo_url=address
-        )
+        index = publish_site(store, out, local_texts=local_texts, on_skip=skipped, repo_url=address)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

@@ -204,35 +204,34 @@ def write_predictions(
     if not subs:
         return
     (data_dir / PREDICTIONS).mkdir(exist_ok=True)
-    table = read.predictions_table(con, [s.id for s in subs]).to_pydict()
-    # One JSON object per item, put together from its encoded parts: item ids and field names
-    # are encoded once each, values (floats or null) by repr; json.dumps per row took seconds
-    # at a thousand submissions.
-    encoded: dict[str, str] = {}
-
-    def text(value: str) -> str:
-        if value not in encoded:
-            encoded[value] = json.dumps(value, ensure_ascii=False)
-        return encoded[value]
-
-    by_sid: dict[str, dict[str, list[str]]] = {}
-    for sid, item, field, value in zip(
-        table["submission_id"], table["item_id"], table["field"], table["value"], strict=True
-    ):
-        number = "null" if value is None else repr(float(value))
-        if number in ("nan", "inf", "-inf"):
-            number = "null"
-        by_sid.setdefault(sid, {}).setdefault(item, []).append(f"{text(field)}:{number}")
+    table = read.predictions_table(con, [s.id for s in subs])
+    # One JSON object per item, put together in SQL (per-row Python took seconds at a few
+    # hundred thousand predictions); numbers as DuckDB prints a double, shortest round-trip.
+    db = duckdb.connect()
+    try:
+        db.register("preds", table)
+        lines = db.sql(
+            """SELECT submission_id, string_agg(line, '' ORDER BY item_id) FROM (
+                   SELECT submission_id, item_id,
+                          '{"item_id":' || to_json(item_id) || ',' || string_agg(
+                              to_json(field) || ':' || CASE
+                                  WHEN value IS NULL OR isnan(value) OR isinf(value) THEN 'null'
+                                  ELSE CAST(value AS VARCHAR) END,
+                              ',' ORDER BY field) || '}' || chr(10) AS line
+                   FROM preds GROUP BY submission_id, item_id)
+               GROUP BY submission_id"""
+        ).fetchall()
+    finally:
+        db.close()
+    by_sid = dict(lines)
     written: dict[str, str] = {}
     for sub in subs:
-        rows = by_sid.get(sub.id)
-        if not rows:
+        text = by_sid.get(sub.id)
+        if not text:
             continue
-        lines = "".join(
-            f'{{"item_id":{text(item)},{",".join(values)}}}\n' for item, values in rows.items()
-        )
         name = f"{PREDICTIONS}/{sub.id}.jsonl.gz"
-        (data_dir / name).write_bytes(gzip.compress(lines.encode("utf-8"), mtime=0))
+        # Level 6 (zlib's default): a third of level 9's time for 3% more bytes.
+        (data_dir / name).write_bytes(gzip.compress(text.encode("utf-8"), 6, mtime=0))
         written[sub.id] = name
     for bench in document.benchmarks:
         bench.submissions = [

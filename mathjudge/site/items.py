@@ -407,6 +407,7 @@ class Calls:
     ) -> None:
         self.db = db
         self.n_fields = n_fields
+        self._cells: list[tuple[int, int, str]] | None = None
         per_item = db.sql(
             """SELECT i, count(*) AS judged, count(*) FILTER (WHERE agree = false) AS wrong
                FROM judge_item GROUP BY i"""
@@ -467,59 +468,42 @@ class Calls:
 
     def blocks(self, by: str, size: int = 0) -> Iterator[tuple[int, str]]:
         """Payloads of the calls files, as JSON text: `by` "item" gives blocks of `size`
-        consecutive items with every judge's calls (`start`, `values`, `judges`), "judge" one
-        judge's calls on every item (`values`, `calls`). `values` holds per field the texts
-        shown; a call is [the index of its text in each field (-1: not given), whether it
-        agrees with gold (1, 0, or null when not compared)], null for an item not answered.
-        Built in SQL: per-item Python loops over a judge's calls were most of a build's time."""
+        consecutive items with every judge's calls (`start`, `judges`: [judge, calls]), "judge"
+        one judge's calls on every item (`calls`). A call is [the text shown for each field
+        (null: not given), whether it agrees with gold (1, 0, or null when not compared)], null
+        for an item not answered. Each call is encoded once, in SQL; Python only joins them."""
         n = len(self.wrong)
-        if by == "item":
-            key, span = f"i // {size}", f"range(b * {size}, least((b + 1) * {size}, {n}))"
-        else:
-            key, span = "j", f"range(0, {n})"
-        self.db.execute(
-            f"""CREATE OR REPLACE TEMP TABLE coded AS
-                SELECT b, j, i, f, text,
-                       dense_rank() OVER (PARTITION BY b, f ORDER BY text) - 1 AS code
-                FROM (SELECT {key} AS b, j, i, f, text FROM calls)"""
-        )
-        given = ", ".join(
-            f"coalesce(max(code) FILTER (WHERE f = {k}), -1)" for k in range(self.n_fields)
-        )
-        found = self.db.sql(
-            f"""WITH texts AS (
-                    SELECT b, f, to_json(list(text ORDER BY code)) AS shown
-                    FROM (SELECT DISTINCT b, f, code, text FROM coded) GROUP BY b, f),
-                fields AS (SELECT unnest(range(0, {self.n_fields})) AS f),
-                values AS (
-                    SELECT b, '[' || string_agg(coalesce(t.shown, '[]'), ',' ORDER BY f) || ']'
-                           AS v
-                    FROM (SELECT DISTINCT b FROM coded) CROSS JOIN fields
-                    LEFT JOIN texts t USING (b, f) GROUP BY b),
-                cells AS (
-                    SELECT c.b, c.j, c.i,
-                           '[[' || concat_ws(',', {given or "NULL"}) || '],'
-                           || coalesce(CAST(CAST(ji.agree AS INTEGER) AS VARCHAR), 'null') || ']'
-                           AS cell
-                    FROM coded c JOIN judge_item ji USING (j, i)
-                    GROUP BY c.b, c.j, c.i, ji.agree),
-                grid AS (
-                    SELECT b, j, unnest({span}) AS i FROM (SELECT DISTINCT b, j FROM cells)),
-                rows AS (
-                    SELECT g.b, g.j,
-                           '[' || string_agg(coalesce(c.cell, 'null'), ',' ORDER BY g.i) || ']'
-                           AS calls
-                    FROM grid g LEFT JOIN cells c USING (b, j, i) GROUP BY g.b, g.j)
-                SELECT r.b, any_value(v.v),
-                       string_agg('[' || r.j || ',' || r.calls || ']', ',' ORDER BY r.j),
-                       any_value(r.calls)
-                FROM rows r JOIN values v USING (b) GROUP BY r.b ORDER BY r.b"""
-        ).fetchall()
-        for b, values, judges, calls in found:
+        per: dict[int, dict[int, list[str]]] = {}
+        for j, i, cell in self.cells():
+            b, start = (i // size, i // size * size) if by == "item" else (j, 0)
+            block = per.setdefault(b, {})
+            row = block.get(j)
+            if row is None:  # a judge's first call in the block: every slot "not answered"
+                row = block[j] = ["null"] * ((min(start + size, n) - start) if by == "item" else n)
+            row[i - start] = cell
+        for b in sorted(per):
             if by == "item":
-                yield b, f'{{"start":{b * size},"values":{values},"judges":[{judges}]}}'
+                judges = ",".join(f"[{j},[{','.join(c)}]]" for j, c in sorted(per[b].items()))
+                yield b, f'{{"start":{b * size},"judges":[{judges}]}}'
             else:
-                yield b, f'{{"values":{values},"calls":{calls}}}'
+                yield b, f'{{"calls":[{",".join(per[b][b])}]}}'
+
+    def cells(self) -> list[tuple[int, int, str]]:
+        """(judge, item, the call as JSON text), computed once."""
+        if self._cells is None:
+            texts = ", ".join(
+                f"coalesce(to_json(max(text) FILTER (WHERE f = {k})), 'null')"
+                for k in range(self.n_fields)
+            )
+            self._cells = self.db.sql(
+                f"""SELECT c.j, c.i,
+                           '[[' || concat_ws(',', {texts or "NULL"}) || '],'
+                           || coalesce(CAST(CAST(any_value(ji.agree) AS INTEGER) AS VARCHAR),
+                                       'null') || ']'
+                    FROM calls c JOIN judge_item ji USING (j, i)
+                    GROUP BY c.j, c.i"""
+            ).fetchall()
+        return self._cells
 
 
 # --- The script files of the item pages -------------------------------------------------------

@@ -278,9 +278,7 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         filters=filters(bench.submissions, columns=len(b.cols.specs) > 1),
         table=b.table,
         chart=boards.chart(b.cols, b.placed),
-        sections=tuple(
-            s for s in sections(bench, b.cols, b.refs, b.standings) if s.anchor != "scope-overall"
-        ),
+        sections=sections(bench, b.cols, b.refs, b.standings),
         comparisons=b.comparisons,
         plots=tuple(PlotView(file=p.file, title=p.title, alt=p.alt, wide=p.wide) for p in plots),
         submissions=tuple(

@@ -360,10 +360,26 @@ class Table(View):
         return tuple(m for g in self.groups for m in g.metrics)
 
 
+class ScopeRow(View):
+    judge: JudgeRef
+    standing: Standing
+    cells: tuple[Cell, ...]  # the headline on each subset, in the table's order
+
+
+class ScopeTable(View):
+    """A scope at a glance: one row per judge with the headline on each subset of the scope
+    (every metric per subset is in the downloads), best overall headline first."""
+
+    caption: str
+    metric: MetricView
+    subsets: tuple[str, ...]  # column headers ("Type: Proof")
+    rows: tuple[ScopeRow, ...]
+
+
 class Section(View):
     anchor: str
     title: str
-    tables: tuple[Table, ...]
+    table: ScopeTable
 
 
 class Counts(View):
@@ -498,29 +514,41 @@ def sections(
     refs: dict[str, JudgeRef],
     standings: dict[str, Standing],
 ) -> tuple[Section, ...]:
-    """A section per scope (overall first, then the schema's order), a table per subset."""
+    """A section per scope besides overall (in the schema's order), each one table of the
+    headline per subset: a page holds every scope of a benchmark without growing with
+    metrics x subsets (the downloads hold every metric per subset)."""
     show = bench.presentation
     subs = bench.submissions
+    head = cols.headline_spec
     scopes = sorted({s.scope for sub in subs for s in sub.scores}, key=show.scope_rank)
     out: list[Section] = []
-    anchors: set[str] = set()
-    for scope in scopes:
+    anchors: set[str] = {"scope-overall"}
+    for scope in (s for s in scopes if s != OVERALL[0]):
         spec = show.scope(scope)
-        subsets = {s.subset for sub in subs for s in sub.scores if s.scope == scope}
-        tables = tuple(
-            metric_table(
-                spec.caption.format(subset),
-                bench,
-                cols,
-                scope,
-                subset,
-                ranks=(scope, subset) == OVERALL,
-                refs=refs,
-                standings=standings,
-            )
-            for subset in sorted(subsets, key=lambda x: _subset_rank(x, spec.order))
+        subsets = sorted(
+            {s.subset for sub in subs for s in sub.scores if s.scope == scope},
+            key=lambda x: _subset_rank(x, spec.order),
         )
-        out.append(Section(anchor=_anchor(scope, anchors), title=spec.title, tables=tables))
+        rows = []
+        for sub in subs:
+            scores = {s.subset: s for s in sub.scores if s.scope == scope and s.metric == head.key}
+            if not scores:
+                continue
+            row = ScopeRow(
+                judge=refs[sub.id],
+                standing=standings[sub.id],
+                cells=tuple(score_cell(head, scores.get(x)) for x in subsets),
+            )
+            key = (rank_key(head, overall_scores(sub)), sub.judge.casefold(), sub.id)
+            rows.append((key, row))
+        rows.sort(key=lambda r: r[0])
+        table = ScopeTable(
+            caption=f"{show.display_name}: {cols.headline.name} {spec.title.lower()}",
+            metric=cols.headline,
+            subsets=tuple(spec.caption.format(x) for x in subsets),
+            rows=tuple(r for _, r in rows),
+        )
+        out.append(Section(anchor=_anchor(scope, anchors), title=spec.title, table=table))
     return tuple(out)
 
 

@@ -216,6 +216,12 @@ class GeneratedFrom(_Model):
     submissions_in_store: int
     latest_submission: str | None
     mathjudge_version: str
+    # What the document is a function of (the store's rows, mathjudge's code, DuckDB's
+    # version): publishing an unchanged store again reuses the document instead of ranking
+    # every judge anew. None: a document stored before fingerprints.
+    fingerprint: str | None = None
+    # The stored submissions left out (they cannot be rendered), with how to remove them.
+    skipped: list[str] = []
 
 
 class LeaderboardDocument(_Model):

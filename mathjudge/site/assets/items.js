@@ -63,10 +63,9 @@
   }
 
   /* A call as text: "Label: value; Label: value" (the value alone for a one-field benchmark). */
-  function callText(codes, values, index) {
-    return codes.map(function (code, f) {
-      if (code < 0) return null;
-      var text = values[f][code];
+  function callText(texts, index) {
+    return texts.map(function (text, f) {
+      if (text === null) return null;
       return index.fields.length > 1 ? index.fields[f].label + ": " + text : text;
     }).filter(function (t) { return t !== null; }).join("; ");
   }
@@ -148,9 +147,9 @@
       tr.appendChild(th);
       item[1].forEach(function (v, k) { tr.appendChild(labelled(element("td", v), heads[1 + k])); });
       item[2].forEach(function (v, k) { tr.appendChild(labelled(element("td", v), heads[1 + item[1].length + k])); });
-      var cell = element("td", call ? callText(call[0], index.values, index) + (call[1] === 0 ? " (disagrees)" : "") : "");
+      var cell = element("td", call ? callText(call[0], index) + (call[1] === 0 ? " (disagrees)" : "") : "");
       cell.setAttribute("data-judge-col", "");
-      cell.hidden = !index.values;
+      cell.hidden = !index.withCalls;
       tr.appendChild(labelled(cell, "The judge's call"));
       tr.appendChild(labelled(element("td", item[4] + " of " + item[5], "num"), "Judges wrong"));
       if (call && call[1] === 0) tr.className = "disagree";
@@ -173,7 +172,7 @@
       var pages = Math.max(1, Math.ceil(found.length / size));
       page = Math.min(page, pages - 1);
       var shown = found.slice(page * size, (page + 1) * size);
-      var view = { fields: index.fields, values: calls ? calls.values : null };
+      var view = { fields: index.fields, withCalls: !!calls };
       var rows = document.createDocumentFragment();
       shown.forEach(function (entry) { rows.appendChild(row(view, entry[0], entry[1])); });
       body.textContent = "";
@@ -400,7 +399,7 @@
         th.scope = "row";
         if (refs[j]) th.appendChild(refs[j].cloneNode(true)); else th.textContent = index.judges[j];
         tr.appendChild(th);
-        tr.appendChild(labelled(element("td", callText(cell[0], block.values, index)), "Call"));
+        tr.appendChild(labelled(element("td", callText(cell[0], index)), "Call"));
         tr.appendChild(labelled(element("td", cell[1] === null ? "—" : cell[1] ? "yes" : "no"), "Agrees"));
         var notes = labelled(element("td", null, "details"), "Reasoning and details");
         (details[j] || []).forEach(function (line) {
