@@ -28,9 +28,12 @@ LOCAL_TEXTS = click.option(
 
 
 def _repo_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from mathjudge.repo.config import repository_url
+    from mathjudge.repo.config import url_problem
 
-    return None if value is None else repository_url(value, f"--{param.name.replace('_', '-')}")
+    problem = None if value is None else url_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
 
 
 # The repository the site's Submit page links (clone it, open a pull request).

@@ -26,13 +26,21 @@ FIELDS = ("repository",)
 EXAMPLE = "https://github.com/OWNER/NAME"
 
 
+def url_problem(text: str) -> str | None:
+    """Why `text` is not the https:// address of a repository, or None."""
+    if len(text) > MAX_URL or not URL.fullmatch(text):
+        return (
+            f"{printable(repr(text[:MAX_URL]))} is not the https:// address of a git repository "
+            f"(for example {EXAMPLE})"
+        )
+    return None
+
+
 def repository_url(text: str, where: str) -> str:
     """`text` when it is the https:// address of a repository; else an error naming `where`."""
-    if len(text) > MAX_URL or not URL.fullmatch(text):
-        raise MathJudgeError(
-            f"{where}: {printable(repr(text[:MAX_URL]))} is not the https:// address of a git "
-            f"repository (for example {EXAMPLE})"
-        )
+    problem = url_problem(text)
+    if problem:
+        raise MathJudgeError(f"{where}: {problem}")
     return text
 
 

@@ -229,7 +229,7 @@ def _text_sql(column: str, kind: pa.DataType) -> str:
     if _is_list(kind):
         inner = kind.value_type
         if _is_list(inner):
-            return f"list_transform({quoted}, s -> array_to_string(s, chr(10))) AS {quoted}"
+            return f"list_transform({quoted}, lambda s: array_to_string(s, chr(10))) AS {quoted}"
         return f"CAST({quoted} AS VARCHAR[]) AS {quoted}"
     return f"CAST({quoted} AS VARCHAR) AS {quoted}"
 

@@ -9,6 +9,8 @@ judge get no prediction, so the submission is partial by design (score it with
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -62,8 +64,23 @@ def details(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dic
         out.append(
             {
                 "item_id": item,
-                "summary": result.get("summary") or "",
-                "issues": "\n\n".join(issues) if issues else "none listed",
+                "summary": readable(result.get("summary") or ""),
+                "issues": readable("\n\n".join(issues)) if issues else "none listed",
             }
         )
     return out
+
+
+# A TeX command whose backslash a JSON decoder upstream read as an escape: "\frac" became a
+# form feed and "rac", "\beta" a backspace and "eta", "\theta" a tab and "heta".
+_EATEN = re.compile(r"([\x08\x0c\r\t])(?=[A-Za-z])")
+_ESCAPES = {"\x08": "\\b", "\x0c": "\\f", "\r": "\\r", "\t": "\\t"}
+
+
+def readable(text: str) -> str:
+    """The corpus judge's text as a details file may hold it: TeX commands whose backslash was
+    decoded away restored, and other invisible or control characters (soft hyphens) dropped."""
+    text = _EATEN.sub(lambda m: _ESCAPES[m.group(1)], text)
+    return "".join(
+        ch for ch in text if ch in "\n\t" or not unicodedata.category(ch).startswith("C")
+    )

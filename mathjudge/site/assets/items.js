@@ -139,7 +139,7 @@
 
     function row(index, item, call) {
       var tr = element("tr");
-      var th = element("th", null, "judge");
+      var th = element("th", null, "item-id");
       th.scope = "row";
       var link = element("a", item[0]);
       link.href = "item.html#" + encodeURIComponent(item[0]);
