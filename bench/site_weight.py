@@ -1,5 +1,5 @@
 """Page weights and Lighthouse scores of a built leaderboard site: what a reader's browser loads
-for each kind of page, and how Lighthouse's mobile profile rates the pages a reader lands on.
+for each kind of page, and how Lighthouse's mobile profile rates one page of every kind.
 
 Each page is opened in Debian's Chromium (Playwright), scrolled to the bottom so lazy images
 and lazily loaded item data load too, and every resource it requested is counted by the size of
@@ -7,12 +7,13 @@ its file: the HTML itself, then the total with stylesheets, scripts, fonts, imag
 Also printed: the whole site's size and file counts, and the largest page of each kind.
 
 With `--lighthouse`, the site is served on 127.0.0.1 as a static host serves it (text
-gzip-compressed) and Lighthouse 12.2 (installed from
-package-lock.json by scripts/test) rates the overview, the largest benchmark page, the item
-view of the item with the most text and the largest judge page on its mobile profile, against
-the targets (performance >= 90, accessibility, best practices and SEO 100), and axe-core counts
-violations on the same pages at 1366 and 390 px. The weights do not depend on the machine; the
-performance score does (it is a timing): compare figures from a quiet machine.
+gzip-compressed) and Lighthouse 12.2 (installed from package-lock.json by scripts/test) rates
+the heaviest page of every kind (the item view: the item with the most text) on its mobile
+profile, against the targets (performance >= 90, accessibility, best practices and SEO 100);
+axe-core counts violations on the same pages at 1366 and 390 px; and every page type gets a
+verdict with its HTML size and DOM nodes at first load (targets: 300 KB, 3,000 nodes). The
+weights do not depend on the machine; the performance score does (it is a timing): compare
+figures from a quiet machine.
 
     python bench/site_weight.py SITE [--lighthouse]     # e.g. the demo's site/
     python bench/site_weight.py --quick                  # CI: a two-judge site built here
@@ -28,6 +29,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from playwright.sync_api import sync_playwright
@@ -37,13 +39,15 @@ from browser.landing import (
     AXE,
     LIGHTHOUSE,
     kind,
-    landing_pages,
     longest_item,
+    page_types,
     serving,
 )
 
 CHROMIUM = "/usr/bin/chromium"
 TARGETS = {"performance": 0.9, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
+MAX_HTML_KB = 300
+MAX_NODES = 3000
 
 
 def weigh(page, url: str) -> tuple[int, dict[str, int]]:  # type: ignore[no-untyped-def]
@@ -110,15 +114,15 @@ def report_weights(site: Path) -> None:
 
 
 def report_audits(site: Path) -> bool:
-    """Lighthouse (mobile) and axe-core on the landing pages; True when every target is met."""
+    """Lighthouse (mobile) and axe-core on one page of every kind, with a verdict per kind;
+    True when every target is met."""
     if not LIGHTHOUSE.is_file() or not AXE.is_file():
         raise SystemExit(f"{LIGHTHOUSE} or {AXE} missing: run scripts/test once (npm ci)")
-    pages = landing_pages(site)
+    pages = page_types(site)
     env = {**os.environ, "CHROME_PATH": CHROMIUM}
-    met = True
+    rows: dict[str, dict[str, Any]] = {name: {} for name in pages}
     with serving(site) as base, tempfile.TemporaryDirectory() as tmp:
-        print(f"\nLighthouse 12.2, mobile profile ({base}): "
-              "performance, accessibility, best practices, SEO; TBT and LCP")  # fmt: skip
+        print(f"\nLighthouse 12.2, mobile profile ({base}); axe-core at 1366 and 390 px")
         for name, path in pages.items():
             out = Path(tmp) / "report.json"
             subprocess.run(
@@ -128,18 +132,15 @@ def report_audits(site: Path) -> bool:
                 env=env, check=True, timeout=300,
             )  # fmt: skip
             result = json.loads(out.read_text(encoding="utf-8"))
-            scores = {k: result["categories"][k]["score"] for k in TARGETS}
-            met = met and all(scores[k] >= t for k, t in TARGETS.items())
             audits = result["audits"]
-            print(
-                f"  {name:<24} "
-                + "  ".join(f"{k} {round(v * 100):>3}" for k, v in scores.items())
-                + f"  TBT {audits['total-blocking-time']['numericValue']:.0f} ms"
-                + f"  LCP {audits['largest-contentful-paint']['numericValue'] / 1000:.1f} s"
-                + f"   {path}"
+            rows[name].update(
+                {k: result["categories"][k]["score"] for k in TARGETS}
+                | {
+                    "tbt": audits["total-blocking-time"]["numericValue"],
+                    "lcp": audits["largest-contentful-paint"]["numericValue"] / 1000,
+                }
             )
         axe = AXE.read_text(encoding="utf-8")
-        print("axe-core violations (rule: nodes)")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             for width, height in ((1366, 900), (390, 844)):
@@ -148,17 +149,43 @@ def report_audits(site: Path) -> bool:
                     page.goto(base + path, wait_until="networkidle")
                     if "item.html" in path:
                         page.wait_for_selector("html[data-item]")
+                    if width == 1366:
+                        rows[name]["nodes"] = page.evaluate(
+                            "document.getElementsByTagName('*').length"
+                        )
                     page.add_script_tag(content=axe)
                     found = page.evaluate(
                         "async () => (await axe.run()).violations.map(v => [v.id, v.nodes.length])"
                     )
-                    met = met and not found
-                    shown = ", ".join(f"{rule}: {n}" for rule, n in found) or "none"
-                    print(f"  {width:>4} px  {name:<24} {shown}")
+                    rows[name][f"axe {width}"] = ", ".join(f"{r}: {n}" for r, n in found) or "0"
                 page.close()
             browser.close()
-    print(f"targets: {'met' if met else 'NOT met'}")
-    return met
+    head = (f"{'page type':<16} {'HTML KB':>7} {'nodes':>6}  perf a11y  bp  seo {'TBT ms':>7} "
+            f"{'LCP s':>6}  axe 1366 / 390   verdict   page")  # fmt: skip
+    print(head)
+    met_all = True
+    for name, path in pages.items():
+        r = rows[name]
+        html_kb = (site / path.split("#")[0]).stat().st_size / 1024
+        scores = {k: float(r[k]) for k in TARGETS}
+        missed = [k for k, t in TARGETS.items() if scores[k] < t]
+        if html_kb > MAX_HTML_KB:
+            missed.append("HTML size")
+        if int(r["nodes"]) > MAX_NODES:
+            missed.append("DOM nodes")
+        if r["axe 1366"] != "0" or r["axe 390"] != "0":
+            missed.append("axe")
+        met_all = met_all and not missed
+        verdict = "met" if not missed else "MISSED: " + ", ".join(missed)
+        print(
+            f"{name:<16} {html_kb:>7.0f} {r['nodes']:>6}  "
+            + " ".join(f"{round(scores[k] * 100):>4}" for k in TARGETS)
+            + f" {float(r['tbt']):>7.0f} {float(r['lcp']):>6.1f}  {r['axe 1366']} / {r['axe 390']}"
+            + f"   {verdict}   {path}"
+        )
+    print(f"targets: {'met' if met_all else 'NOT met'} (performance is a timing: judge it on a "
+          "quiet machine)")  # fmt: skip
+    return met_all
 
 
 def main() -> None:

@@ -193,19 +193,26 @@ def publish_site(
     release: str | None = None,
     local_texts: bool = False,
     on_skip: Callable[[str], None] = lambda _: None,
+    repo_url: str | None = None,
 ) -> Path:
     """Publish the leaderboard document into `store` (scores, ranks, comparisons:
     `document.publish`) and render the site at `out` from it (`site.render`); returns the
     index page's path. `local_texts` keeps the texts of local-only datasets (a site that stays
     on this machine); `on_skip` hears of each stored submission that cannot be rendered and is
-    left out. Building the site never loads the judges or the model client."""
+    left out; `repo_url`, the https:// address of the leaderboard's repository, is what the
+    Submit page links. Building the site never loads the judges or the model client."""
     from mathjudge.document.publish import publish
+    from mathjudge.repo.config import repository_url
     from mathjudge.site.render import build_site
     from mathjudge.store.lock import exclusive
 
+    if repo_url is not None:
+        repository_url(repo_url, "repo_url")
     with exclusive(Path(store)):  # no submission removed between the document and the pages
         publish(Path(store), on_skip)
-        return build_site(Path(store), Path(out), release=release, local_texts=local_texts)
+        return build_site(
+            Path(store), Path(out), release=release, local_texts=local_texts, repo_url=repo_url
+        )
 
 
 def as_predictions(predictions: Any) -> Predictions:

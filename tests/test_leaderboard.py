@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import json
 import random
+import shutil
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -296,8 +297,13 @@ def test_undefined_values_show_na_and_sort_last(built: Built) -> None:
 def test_scope_sections_coverage_hash_and_bootstrap(built: Built) -> None:
     page = parse(built.site / "stepmathbench.html")
     assert page.h3[:3] == ["By type", "By generator", "By level"]
-    assert {"Type: Calculation", "Type: Proof", "Type: Open-ended"} <= set(page.tables)
-    assert {f"Difficulty level {i}" for i in (1, 2, 3)} <= set(page.tables)
+    # A scope is one table of the headline on each of its subsets, as the store holds it.
+    headers, by_type = by_judge(page.tables["StepMathBench: Corr ×100 by type"])
+    assert headers[1:] == ["Type: Calculation", "Type: Proof", "Type: Open-ended"]
+    stored = latest_scores(built.store)["close judge"][("type", "Proof", "corr")]
+    assert by_type["close judge"][2] == expected_cell("corr", *stored[:3])
+    headers, _ = by_judge(page.tables["StepMathBench: Corr ×100 by level"])
+    assert {f"Difficulty level {i}" for i in (1, 2, 3)} <= set(headers)
     _, rows = by_judge(page.tables[MAIN])
     assert rows[IMG_JUDGE][-1] == "80.0% partial"
     assert rows["close judge"][-1] == "100%"
@@ -496,3 +502,41 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MathJudgeError, match="no results store"):
         publish_site(tmp_path / "nope.duckdb", tmp_path / "site")
     assert not (tmp_path / "site").exists()
+
+
+def test_an_unchanged_store_is_published_without_ranking_again(
+    built: Built,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stepmath_rows: list[dict[str, Any]],
+    datasets_dir: Path,
+) -> None:
+    """Ranking every judge is most of a site build; the document is a function of the store
+    and the code, so publishing an unchanged store keeps the stored document, and any change
+    to either ranks anew."""
+    from mathjudge.document import publish as publishing
+
+    store = tmp_path / "results.duckdb"
+    shutil.copyfile(built.store, store)
+    first = publishing.publish(store)
+    ranked = {b.name: b.ranks for b in first.benchmarks}
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("ranked again")
+
+    monkeypatch.setattr(publishing, "rank_benchmark", refuse)
+    again = publishing.publish(store)
+    assert again.model_dump() == first.model_dump()
+    # A new submission, or other code, makes it another document: ranked anew.
+    rows = [{"item_id": r["uid"], "score": float(r["gold_score"])} for r in stepmath_rows]
+    evaluate(tmp_path, datasets_dir, store, "gold copier", rows)
+    with pytest.raises(AssertionError, match="ranked again"):
+        publishing.publish(store)
+    monkeypatch.undo()
+    fresh = publishing.publish(store)
+    assert "gold copier" in {s.judge for b in fresh.benchmarks for s in b.submissions}
+    assert {b.name: b.ranks for b in fresh.benchmarks} != ranked
+    monkeypatch.setattr(publishing, "rank_benchmark", refuse)
+    monkeypatch.setattr(publishing, "code_digest", lambda: "other code")
+    with pytest.raises(AssertionError, match="ranked again"):
+        publishing.publish(store)

@@ -77,7 +77,7 @@ def test_init_writes_the_layout_and_pins_the_scorer_by_sha256(initialised: Path)
     wheel = f"scorer/mathjudge-{__version__}-py3-none-any.whl"
     assert files == sorted([
         ".github/CODEOWNERS", ".github/workflows/leaderboard.yml", ".gitignore", "README.md",
-        "meta.example.yaml",
+        "leaderboard.yaml", "meta.example.yaml",
         "scorer/requirements.lock", wheel, "submissions/.gitkeep",
     ])  # fmt: skip
     lock = (initialised / "scorer" / "requirements.lock").read_text()
@@ -128,6 +128,55 @@ def test_init_refuses_a_folder_in_use_and_a_foreign_wheel(
     result = CliRunner().invoke(main, ["repo", "init", str(tmp_path / "c"), "--wheel", str(given)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "c" / "scorer" / given.name).read_bytes() == given.read_bytes()
+
+
+def test_the_repository_address_init_writes_is_what_sync_gives_the_submit_page(
+    tmp_path: Path, initialised: Path
+) -> None:
+    """`repo init --repo-url URL` keeps the address in leaderboard.yaml, where `repo sync`
+    reads it for the Submit page; only an https:// address is taken, and the file is read as
+    strictly as any file of the repository."""
+    from mathjudge.base.errors import MathJudgeError
+    from mathjudge.repo.config import repository_of
+
+    wheel = str(next((initialised / "scorer").glob("*.whl")))
+    url = "https://github.com/example-org/math-judges"
+    board = tmp_path / "board"
+    result = CliRunner().invoke(
+        main, ["repo", "init", str(board), "--wheel", wheel, "--repo-url", url]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"repository: {url}" in (board / "leaderboard.yaml").read_text()
+    assert repository_of(board) == url
+    assert repository_of(initialised) is None  # written without one: an example, commented
+    assert (
+        "# repository: https://github.com/OWNER/NAME"
+        in (initialised / "leaderboard.yaml").read_text()
+    )
+    for bad in ("javascript:alert(1)", "http://example.org/x", "https://x/a b"):
+        result = CliRunner().invoke(
+            main, ["repo", "init", str(tmp_path / "no"), "--wheel", wheel, "--repo-url", bad]
+        )
+        assert (
+            result.exit_code == 2 and "--repo-url" in result.output and "https://" in result.output
+        )
+        assert not (tmp_path / "no").exists()
+    for text, wanted in (
+        (
+            "repository: javascript:alert(1)\n",
+            "leaderboard.yaml: repository: 'javascript:alert(1)'",
+        ),
+        ("repository: [1]\n", "leaderboard.yaml: repository: expected an https:// address"),
+        ("repo: https://github.com/a/b\n", "unknown key 'repo'"),
+        ("repository: https://a/b\nrepository: https://c/d\n", "leaderboard.yaml:2"),
+    ):
+        (board / "leaderboard.yaml").write_text(text)
+        with pytest.raises(MathJudgeError, match=re.escape(wanted)):
+            repository_of(board)
+    (board / "leaderboard.yaml").unlink()
+    (board / "leaderboard.yaml").symlink_to("/etc/passwd")
+    with pytest.raises(MathJudgeError, match="symbolic link"):
+        repository_of(board)
 
 
 def test_actions_are_pinned_by_commit_and_jobs_hold_least_privilege(initialised: Path) -> None:

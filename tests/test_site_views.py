@@ -183,7 +183,7 @@ def test_the_front_page_rows_cover_the_top_of_every_filter_state() -> None:
     # reproduced-only state adds beta; the sixth paper is in no state's top five.
     assert shown == ["paper 0", "paper 1", "paper 2", "paper 3", "paper 4", "alpha", "beta"]
     assert [r.default for r in made.rows] == [True] * 6 + [False]
-    assert made.count_text == "8 results (2 reproduced, 6 from papers)"
+    assert made.count_text == "8 results (2 reproduced, 6 paper)"
 
 
 def test_a_headline_on_a_subset_shows_its_own_n() -> None:
@@ -200,7 +200,7 @@ def test_a_headline_on_a_subset_shows_its_own_n() -> None:
     assert row.n == 56 and row.n_mixed
     assert [c.n for c in row.cells][:2] == [56, 350]
     (_, entry), = placed  # fmt: skip
-    assert entry.cell.n == 56 and entry.judge.source.label == "published outputs"
+    assert entry.cell.n == 56 and entry.judge.source.label == "converted"
 
 
 def test_the_chart_places_points_and_draws_whiskers_only_for_intervals() -> None:
@@ -229,7 +229,7 @@ def _context(bench: BenchmarkDocument) -> Context:
     return Context(bench=bench, ref=ref, cols=cols, refs=refs, standings=standings, comparisons=())
 
 
-def test_models_table_labels_sources_and_keeps_pipelines_apart() -> None:
+def test_models_table_labels_sources_and_keeps_configurations_apart() -> None:
     model = {"id": "m", "name": "Model M", "variant": ""}
     agent = {**model, "pipeline": "StepAgent"}
     opc = _bench("opc", [
@@ -260,7 +260,7 @@ def test_models_table_labels_sources_and_keeps_pipelines_apart() -> None:
     assert opc_cell.candidates[1].cell.ci == "[50.0, 70.0]"
     assert [c.cell.text for c in mumath_cell.candidates] == ["50.0"]
     agent_opc = cross.rows[1].cells[0].candidates[0]
-    assert agent_opc.judge.source.pipeline == "StepAgent" and agent_opc.cell.text == "95.0"
+    assert agent_opc.judge.source.configuration == "StepAgent" and agent_opc.cell.text == "95.0"
 
 
 def _rewardmath_board() -> BenchmarkDocument:

@@ -5,7 +5,7 @@ aggregate them (arXiv:2410.01729, `src/evaluation/eval.py` of their repository).
 
 from __future__ import annotations
 
-from mathjudge.spec.presentation import MetricGroup, MetricSpec
+from mathjudge.spec.presentation import ItemField, ItemNote, MetricGroup, MetricSpec
 
 # The step-score aggregations of the RewardMATH scorer, in the order the authors list them
 # first the two their paper reports (prod, geometric mean); key -> label.
@@ -22,6 +22,45 @@ AGGREGATIONS = {
 # A process reward model's `score` where it gives only step scores: the first aggregation the
 # authors report, so every judge has a headline.
 DEFAULT_AGGREGATION = "prod"
+
+# What the glance says beside the headline: the rule that surprises a reader.
+TIE_NOTE = (
+    "A tie counts as a miss: judges that rate on a coarse scale (1 to 10) tie often and score "
+    "low here."
+)
+# The per-solution values an item view shows beside the call, in plain words.
+ITEM_NOTES = (
+    ItemNote(
+        "score",
+        "Score",
+        "The judge's score of this solution on its own scale (a reward, a rating); higher is "
+        "better. A process reward model's is the product of its step scores.",
+    ),
+    *(
+        ItemNote(
+            f"prm_{key}",
+            f"Steps: {label}",
+            f"A process reward model's step scores combined by their {label}, as the authors "
+            "score them.",
+        )
+        for key, label in AGGREGATIONS.items()
+    ),
+)
+
+
+def judged_correct(others: str, correct: str, gold: str = "is_correct") -> ItemField:
+    """The item explorer's field: what a judge's score says of one solution, by where it
+    places the solution against the correct one (the scorer's `sides`)."""
+    return ItemField(
+        "sides",
+        gold,
+        "Verdict",
+        "verdict",
+        description=f"What the judge's score says of this solution. For {correct}: correct "
+        f"when it scores strictly above {others}. For a wrong one: correct when it scores at "
+        f"least as high as {correct} (the judge would take it for right). Gold: whether the "
+        "solution is in fact correct.",
+    )
 
 
 def _pct(key: str, label: str, description: str, field: str | None = None) -> MetricSpec:

@@ -11,7 +11,17 @@ from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, Metri
 
 SEED = 4  # DESIGN.md: the same seed for mumath and opc
 TARGET = Target("verdict", inconclusive_allowed=True)
-ITEMS = (ItemField("verdict", "label", "Verdict", "verdict"),)
+ITEMS = (
+    ItemField(
+        "verdict",
+        "label",
+        "Verdict",
+        "verdict",
+        description="Whether the judge calls the solution correct; gold: the human label. A "
+        "missing verdict counts as wrong.",
+        words=("correct", "incorrect", "no verdict"),
+    ),
+)
 PLOTS = (PlotSpec("tpr_tnr", "True-positive against true-negative rate"),)
 
 

@@ -9,7 +9,7 @@ import click
 
 from mathjudge.base.display import neutral_lines
 from mathjudge.cli.options import BOOTSTRAP, DATASETS, QUIET, STORE
-from mathjudge.cli.site import LOCAL_TEXTS, skipped
+from mathjudge.cli.site import LOCAL_TEXTS, REPO_URL, skipped
 
 
 @click.group()
@@ -62,8 +62,13 @@ def _echo(text: str) -> None:
     metavar="@NAME",
     help="A code owner of scorer/ and .github/ (a GitHub user or @org/team; repeatable).",
 )
+@REPO_URL
 def repo_init(
-    directory: Path, wheel: Path | None, git: str | None, owners: tuple[str, ...]
+    directory: Path,
+    wheel: Path | None,
+    git: str | None,
+    owners: tuple[str, ...],
+    repo_url: str | None,
 ) -> None:
     """Write a new leaderboard repository at DIR (absent or empty): submissions/, a README for
     submitters, meta.example.yaml, a GitHub Actions workflow, .github/CODEOWNERS, and scorer/
@@ -72,7 +77,7 @@ def repo_init(
     installed mathjudge was installed from (a wheel file, a git URL at a commit)."""
     from mathjudge.repo.scaffold import CODEOWNERS, LOCK, UNSET_OWNER, init_repo
 
-    done = init_repo(directory, wheel, git=git, owners=owners)
+    done = init_repo(directory, wheel, git=git, owners=owners, repo_url=repo_url)
     click.echo(f"leaderboard repository written: {directory}")
     click.echo(f"  scorer: {done.wheel} (sha256 {done.sha256}), from {done.origin}")
     click.echo(f"  install it: python -m pip install --require-hashes -r {LOCK}")
@@ -106,6 +111,7 @@ def repo_init(
 )
 @click.option("--no-site", is_flag=True, help="Update the store only.")
 @LOCAL_TEXTS
+@REPO_URL
 @BOOTSTRAP
 @DATASETS
 @QUIET
@@ -116,6 +122,7 @@ def repo_sync(
     reported: Path | None,
     no_site: bool,
     local_texts: bool,
+    repo_url: str | None,
     n_boot: int,
     datasets_dir: Path,
     quiet: bool,
@@ -152,7 +159,10 @@ def repo_sync(
         + (f"; {report.reported} reported results imported" if reported else "")
     )
     if not no_site:
-        index = publish_site(store, out, local_texts=local_texts, on_skip=skipped)
+        from mathjudge.repo.config import repository_of
+
+        address = repo_url or repository_of(repo)
+        index = publish_site(store, out, local_texts=local_texts, on_skip=skipped, repo_url=address)
         click.echo(f"site written: {index.resolve().as_uri()}")
 
 

@@ -27,6 +27,25 @@ LOCAL_TEXTS = click.option(
 )
 
 
+def _repo_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from mathjudge.repo.config import url_problem
+
+    problem = None if value is None else url_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
+# The repository the site's Submit page links (clone it, open a pull request).
+REPO_URL = click.option(
+    "--repo-url",
+    metavar="URL",
+    callback=_repo_url,
+    help="The https:// address of the leaderboard's git repository, which the Submit page "
+    "links (repo sync reads it from the repository's leaderboard.yaml when not given).",
+)
+
+
 @site.command("build")
 @STORE
 @click.option(
@@ -41,7 +60,10 @@ LOCAL_TEXTS = click.option(
     help="Also freeze this build as site/releases/NAME/ (refused if NAME exists).",
 )
 @LOCAL_TEXTS
-def site_build(store: Path, out: Path, release: str | None, local_texts: bool) -> None:
+@REPO_URL
+def site_build(
+    store: Path, out: Path, release: str | None, local_texts: bool, repo_url: str | None
+) -> None:
     """Publish the leaderboard document (scores, ranks) into the store and render the site
     from it; built datasets are not needed."""
     from mathjudge.api import publish_site
@@ -50,7 +72,9 @@ def site_build(store: Path, out: Path, release: str | None, local_texts: bool) -
     if not store.is_file():
         raise MathJudgeError(f"{store}: no results store; run `mathjudge evaluate` first")
     check_store_path(store)
-    index = publish_site(store, out, release=release, local_texts=local_texts, on_skip=skipped)
+    index = publish_site(
+        store, out, release=release, local_texts=local_texts, on_skip=skipped, repo_url=repo_url
+    )
     click.echo(f"site written: {index.resolve().as_uri()}")
 
 

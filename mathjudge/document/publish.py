@@ -8,6 +8,8 @@ document and nothing else, so what it shows is a pure function of the store.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -17,6 +19,7 @@ from typing import Any
 import duckdb
 from pydantic import TypeAdapter, ValidationError
 
+import mathjudge
 from mathjudge import __version__, registry, store
 from mathjudge.base.display import meta_problem, summary
 from mathjudge.base.errors import MathJudgeError
@@ -285,9 +288,69 @@ def _models(benchmarks: list[BenchmarkDocument]) -> list[ModelDocument]:
 
 def publish(path: Path, on_skip: Callable[[str], None] = lambda _: None) -> LeaderboardDocument:
     """Assemble the document and store it in the results store (replacing the last one);
-    `on_skip` hears of each stored submission left out (see `assemble`)."""
+    `on_skip` hears of each stored submission left out (see `assemble`).
+
+    The document is a function of the store's rows and of mathjudge's code alone, so when
+    neither changed since the stored document was assembled (its fingerprint) that one is
+    kept: ranking every judge again is most of a site build's time and would give the same
+    ranks."""
     if not path.is_file():
         raise MathJudgeError(f"{path}: no results store; run `mathjudge evaluate` first")
-    document = assemble(path, on_skip)
+    with read.reading(path) as con:
+        mark = fingerprint(con)
+        stored = read.document(con, DOCUMENT)
+    kept = _current(stored, mark)
+    if kept is not None:
+        for message in kept.generated_from.skipped:
+            on_skip(message)
+        return kept
+    skipped: list[str] = []
+
+    def skip(message: str) -> None:
+        skipped.append(message)
+        on_skip(message)
+
+    document = assemble(path, skip)
+    document.generated_from.fingerprint = mark
+    document.generated_from.skipped = skipped
     store.write_document(path, DOCUMENT, document.model_dump_json())
     return document
+
+
+def fingerprint(con: duckdb.DuckDBPyConnection) -> str:
+    """What the document is a function of: the store's rows (`read.content_digest`), this
+    mathjudge's code and data (`code_digest`) and DuckDB's version."""
+    raw = f"{read.content_digest(con)}|{code_digest()}|{duckdb.__version__}"
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of mathjudge's code and data files (the site's excepted: they never change the
+    document), so a changed rule, spec or alias table assembles the document anew."""
+    root = Path(mathjudge.__file__).resolve().parent
+    digest = hashlib.sha256(mathjudge.__version__.encode())
+    for file in sorted(root.rglob("*")):
+        rel = file.relative_to(root)
+        if (
+            file.suffix in CODE_FILES
+            and rel.parts[0] != "site"
+            and "__pycache__" not in rel.parts
+            and file.is_file()
+        ):
+            digest.update(rel.as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+CODE_FILES = (".py", ".yaml", ".yml", ".json")
+
+
+def _current(stored: str | None, mark: str) -> LeaderboardDocument | None:
+    """The stored document when it was assembled from exactly this store and code."""
+    if stored is None:
+        return None
+    try:
+        document = LeaderboardDocument.model_validate_json(stored)
+    except ValidationError:  # a document of another schema: assemble anew
+        return None
+    return document if document.generated_from.fingerprint == mark else None

@@ -289,14 +289,10 @@ def _prediction_table(
 ) -> pa.Table | None:
     """The judge's stored per-item values of `field` (the columns that hold it once runs are
     combined), typed as the engine scored them."""
-    stored = read.load_predictions(con, sid)
     columns = scorer.columns_of(field)
-    if not all(stored.get(c) for c in columns):
+    table = read.prediction_columns(con, sid, columns)
+    if table is None:
         return None
-    items = sorted(stored[columns[0]])
-    table = {"item_id": pa.array(items, pa.string())}
-    for c in columns:
-        table[c] = pa.array([stored[c].get(i) for i in items], pa.float64())
     if columns == (field,) and pa.types.is_boolean(scorer.prediction.arrow_types[field]):
-        table[field] = table[field].cast(pa.bool_())
-    return pa.table(table)
+        return table.set_column(1, field, table.column(field).cast(pa.bool_()))
+    return table

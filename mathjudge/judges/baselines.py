@@ -35,6 +35,9 @@ def run_baseline(
         return run.predictions, run.details
     if baseline.run is None:
         raise MathJudgeError(f"{spec.name}: baseline {baseline.key!r} gives no run or judge")
-    run_rule = registry.resolve(spec.name, baseline.run)
-    out = run_rule(rows, BaselineContext(spec.name, source_dir), **baseline.args)
-    return list(out), []
+    given = list(rows)
+    context = BaselineContext(spec.name, source_dir)
+    out = registry.resolve(spec.name, baseline.run)(given, context, **baseline.args)
+    if baseline.details is None:
+        return list(out), []
+    return list(out), list(registry.resolve(spec.name, baseline.details)(given, context))

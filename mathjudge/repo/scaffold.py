@@ -38,6 +38,7 @@ import mathjudge
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.base.escaping import printable
+from mathjudge.repo.config import CONFIG, config_text
 from mathjudge.repo.folder import SUBMISSIONS
 
 # template file -> where it goes in the repository (dot-files are stored without the dot, so
@@ -313,8 +314,11 @@ def init_repo(
     *,
     git: str | None = None,
     owners: tuple[str, ...] = (),
+    repo_url: str | None = None,
 ) -> Initialised:
-    """Write a new leaderboard repository at `target` (absent or empty), all or nothing."""
+    """Write a new leaderboard repository at `target` (absent or empty), all or nothing;
+    `repo_url`, the repository's own address, goes into its settings (`leaderboard.yaml`)."""
+    settings = config_text(repo_url)  # checked before anything is built
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise MathJudgeError(f"{target}: exists and is not an empty folder; init writes a new one")
     for owner in owners:
@@ -344,4 +348,5 @@ def init_repo(
             (tmp / LOCK).write_text(
                 scorer_lock(built.name, digest, source.origin), encoding="utf-8"
             )
+            (tmp / CONFIG).write_text(settings, encoding="utf-8")
     return Initialised(target, f"{SCORER}/{built.name}", digest, source.origin, owners)

@@ -79,10 +79,12 @@ def whose_items(spec: BenchmarkSpec, datasets_dir: Path) -> WhoseItems:
 
 def scored_items(spec: BenchmarkSpec, scorer: Scorer, dataset: BuiltDataset) -> pa.Table:
     """The items config's columns that scoring, ranking and the site read: ids, the scorer's
-    columns, the item text and the gold columns the explorer shows."""
+    columns, the item text, the columns of an item's title and the gold columns the explorer
+    shows."""
     columns = dict.fromkeys(
-        ["item_id", *scorer.item_columns, *spec.item_text, *(f.gold for f in spec.items)]
-    )
+        ["item_id", *scorer.item_columns, *spec.item_text, *spec.title_columns,
+         *(f.gold for f in spec.items)]
+    )  # fmt: skip
     # ParquetFile, not read_table: the dataset layer behind read_table imports pandas.
     return pq.ParquetFile(dataset.parquet(spec.items_config)).read(columns=list(columns))
 

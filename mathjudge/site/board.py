@@ -16,12 +16,16 @@ The ranks themselves never change with a filter: they are statistics of all rank
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from typing import Literal
 
 from mathjudge.site.views import (
+    PROVENANCE_LABEL,
+    PROVENANCE_TEXT,
     PROVENANCES,
+    UNSTATED,
     Cell,
     JudgeRef,
     Metrics,
@@ -35,6 +39,8 @@ from mathjudge.site.views import (
 from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
 
 FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
+PHONE_ROWS = 2  # of them on a phone (and the leader), where fifteen boards of five rows are too
+# long a page: the board's own page lists every result
 ALL_KINDS = "all"
 NO_JUDGE = "no judge reproduced here yet, only baselines (reference lines) and papers' values"
 
@@ -102,12 +108,14 @@ class Glance(View):
     page: str
     metric: MetricView
     lines: tuple[GlanceLine, ...]
+    note: str  # what a reader must know to read the headline right ("" when nothing)
 
 
 class BoardRow(View):
     entry: Entry
     when: tuple[str, ...]  # states whose top rows include it
     default: bool
+    phone_extra: bool  # shown by default, but past the first PHONE_ROWS (hidden on a phone)
 
 
 class Board(View):
@@ -240,7 +248,14 @@ def glance(
         when = ("*",) if len(keys) == widest and not fallback else tuple(keys)
         fallback = fallback or when == ("*",)
         found.append(line.model_copy(update={"when": when, "default": default in keys}))
-    return Glance(name=bench.name, title=title, page=page, metric=cols.headline, lines=tuple(found))
+    return Glance(
+        name=bench.name,
+        title=title,
+        page=page,
+        metric=cols.headline,
+        lines=tuple(found),
+        note=bench.presentation.headline_note,
+    )
 
 
 def board(
@@ -255,29 +270,63 @@ def board(
     order; each row knows the states it is shown for. `placed` holds the judges only; the
     reference lines are listed apart."""
     when: dict[str, list[str]] = {}
+    leaders: dict[str, str] = {}
     for state in states:
         shown = [(s, e) for s, e in placed if state.shows(e.judge)]
         top = [s.id for s, _ in shown[:FRONT_ROWS]]
         ranked = [(s, e) for s, e in shown if e.standing.rank_point is not None]
         if ranked:
             leader = min(ranked, key=lambda r: r[1].standing.rank_point or math.inf)[0].id
+            leaders[state.key] = leader
             if leader not in top:
                 top.append(leader)
         for sid in top:
             when.setdefault(sid, []).append(state.key)
     default = states[0].key
-    rows = tuple(
-        BoardRow(entry=e, when=tuple(when[s.id]), default=default in when[s.id])
-        for s, e in placed
-        if s.id in when
-    )
+    rows = []
+    before = 0  # default rows placed so far
+    for s, e in placed:
+        if s.id not in when:
+            continue
+        on = default in when[s.id]
+        extra = on and before >= PHONE_ROWS and s.id != leaders.get(default)
+        rows.append(BoardRow(entry=e, when=tuple(when[s.id]), default=on, phone_extra=extra))
+        before += on
     return Board(
         glance=glanced,
-        rows=rows,
+        rows=tuple(rows),
         total=total,
         count_text=count_text,
         references=tuple(references or ()),
     )
+
+
+GLANCE_DATA = "glance.js"  # under data/: what a search composes the glance from
+
+
+def glance_data(placed: dict[str, list[tuple[BoardSubmission, Entry]]]) -> str:
+    """The script file a page loads on its first search: per benchmark, every result with a
+    headline value, best first, as [judge, page, provenance, kind, search text, rank (or
+    null), configuration, standing in words, value, interval, n, kind label], and the source
+    badges' words. JSON inside one call, so nothing in it can run."""
+    payload = {
+        "labels": PROVENANCE_LABEL,
+        "titles": PROVENANCE_TEXT,
+        "benchmarks": {
+            name: [_glance_entry(e) for _, e in entries] for name, entries in placed.items()
+        },
+    }
+    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return f"mathjudgeGlance({body});\n"
+
+
+def _glance_entry(e: Entry) -> list[object]:
+    j = e.judge
+    kind = "" if j.kind == UNSTATED else j.kind_label
+    return [
+        j.judge, j.page, j.source.provenance, j.kind, j.search, e.standing.rank_point,
+        j.source.configuration, e.standing.text, e.cell.text, e.cell.ci, e.cell.n, kind,
+    ]  # fmt: skip
 
 
 class ChartRow(View):

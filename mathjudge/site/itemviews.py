@@ -1,9 +1,11 @@
-"""View models of a benchmark's two item pages, built from the item data `items` wrote.
+"""View models of a benchmark's item pages, built from the item data `items` wrote.
 
-- The explorer (`items/<bench>/index.html`) lists every item in natural id order with its
-  scope values, gold labels and how many judges get it wrong, rendered as HTML so it reads
-  without JavaScript; the script adds filters by scope (category, subset...) and by one judge's
-  disagreement with the gold label, loading that judge's calls from the calls files.
+- The explorer (`items/<bench>/index.html`, then `page-2.html`...) lists the items in natural
+  id order, PAGE_ITEMS a page, with their scope values, gold labels and how many judges get
+  each wrong, rendered as HTML so it reads without JavaScript and no page grows with the
+  benchmark; the script adds filters by scope (category, subset...), by id and by one judge's
+  disagreement with the gold label, over the whole benchmark, loading the item index and that
+  judge's calls only when a filter is set (the filters are kept in the address).
 - The item view (`items/<bench>/item.html#ID`) is one page for all the benchmark's items: the
   script reads the item id from the address, loads the item's texts and every judge's call
   and reasoning from the data files, and renders them as text (math typeset lazily). No item
@@ -23,9 +25,16 @@ from mathjudge.site.pages import Option
 from mathjudge.site.views import JudgeRef, View
 from mathjudge.spec.document import ItemData
 
+PAGE_ITEMS = 200  # items per page of the explorer: its first load stays small
 
-def explorer_page(bench: str) -> str:
-    return f"{PAGES}/{bench}/index.html"
+
+def explorer_page(bench: str, page: int = 1) -> str:
+    return f"{PAGES}/{bench}/{explorer_file(page)}"
+
+
+def explorer_file(page: int) -> str:
+    """The explorer's page `page` (from 1), in the benchmark's item folder."""
+    return "index.html" if page == 1 else f"page-{page}.html"
 
 
 def item_page(bench: str) -> str:
@@ -52,6 +61,11 @@ class ItemRow(View):
     judged: int
 
 
+class PageLink(View):
+    number: int
+    href: str  # relative to the explorer's folder
+
+
 class ExplorerPage(View):
     bench: BenchRef
     path: str
@@ -59,7 +73,12 @@ class ExplorerPage(View):
     data: str  # the script files' folder, from the site root
     facets: tuple[Facet, ...]
     gold_labels: tuple[str, ...]
-    rows: tuple[ItemRow, ...]
+    rows: tuple[ItemRow, ...]  # this page's
+    n_items: int  # the benchmark's
+    page: int  # from 1
+    pages: tuple[PageLink, ...]  # every page of the explorer
+    first: int  # the position of this page's first item, from 1
+    page_items: int
     judges: tuple[Option, ...]  # value: the judge's index in the data files
     n_compared: int  # judges with a gold comparison
     downloads: tuple[tuple[str, str], ...]  # (label, file under data/)
@@ -77,9 +96,10 @@ class ItemViewPage(View):
 
 def explorer(
     info: ItemData, ref: BenchRef, refs: dict[str, JudgeRef], data_dir: Path
-) -> ExplorerPage:
-    """The explorer of one benchmark, from the items Parquet the export wrote (scope columns,
-    gold labels, and how many judges answered and got each item wrong)."""
+) -> list[ExplorerPage]:
+    """The explorer of one benchmark, a page per PAGE_ITEMS items, from the items Parquet the
+    export wrote (scope columns, gold labels, and how many judges answered and got each item
+    wrong)."""
     assert info.items is not None and info.pages is not None
     golds = [f for f in info.fields if f.gold]
     wanted = ["item_id", *info.facets, *(f.gold for f in golds)]
@@ -99,7 +119,7 @@ def explorer(
             item_id=r["item_id"],
             href=item_href(r["item_id"]),
             facets=tuple(_text(r.get(c)) for c in info.facets),
-            golds=tuple(show_value(f.kind, r.get(f.gold), gold=True) for f in golds),
+            golds=tuple(show_value(f.kind, r.get(f.gold), f.words, gold=True) for f in golds),
             wrong=r["judges_wrong"],
             judged=r["judges_answered"],
         )
@@ -108,21 +128,32 @@ def explorer(
     downloads = [("items", info.items), ("every judge's calls", info.predictions or "")]
     if info.details:
         downloads.append(("the judges' details", info.details))
-    return ExplorerPage(
-        bench=ref,
-        path=explorer_page(ref.name),
-        view="item.html",
-        data=info.pages,
-        facets=facets,
-        gold_labels=tuple(f.label for f in golds),
-        rows=items,
-        judges=tuple(
-            Option(value=str(i), label=refs[j.submission].judge) for i, j in enumerate(info.judges)
-        ),
-        n_compared=sum(j.disagree is not None for j in info.judges),
-        downloads=tuple((label, f) for label, f in downloads if f),
-        withheld=info.withheld,
+    n_pages = max(1, -(-len(items) // PAGE_ITEMS))
+    links = tuple(PageLink(number=k, href=explorer_file(k)) for k in range(1, n_pages + 1))
+    judges = tuple(
+        Option(value=str(i), label=refs[j.submission].judge) for i, j in enumerate(info.judges)
     )
+    return [
+        ExplorerPage(
+            bench=ref,
+            path=explorer_page(ref.name, k),
+            view="item.html",
+            data=info.pages,
+            facets=facets,
+            gold_labels=tuple(f.label for f in golds),
+            rows=items[(k - 1) * PAGE_ITEMS : k * PAGE_ITEMS],
+            n_items=len(items),
+            page=k,
+            pages=links,
+            first=(k - 1) * PAGE_ITEMS + 1,
+            page_items=PAGE_ITEMS,
+            judges=judges,
+            n_compared=sum(j.disagree is not None for j in info.judges),
+            downloads=tuple((label, f) for label, f in downloads if f),
+            withheld=info.withheld,
+        )
+        for k in range(1, n_pages + 1)
+    ]
 
 
 def item_view(info: ItemData, ref: BenchRef, refs: dict[str, JudgeRef]) -> ItemViewPage:

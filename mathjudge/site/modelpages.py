@@ -2,8 +2,8 @@
 judge built on it), the cross-benchmark table of models, and the reported-vs-reproduced
 comparisons publish computed.
 
-A pipeline or agent built on a model ("StepMathAgent on o1-mini") is never shown as the model
-itself: its results form their own row, named for the pipeline.
+A configuration run on a model (a judge prompt, an agent or pipeline: "StepMathAgent on
+o1-mini") is never shown as the model itself: its results form their own row, named for it.
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ class CrossCell(View):
 class CrossRow(View):
     name: str  # the model, or "PIPELINE (on MODEL)"
     page: str
-    pipeline: str | None
+    configuration: str | None  # the document's `ModelRef.pipeline`
     cells: tuple[CrossCell, ...]
 
 
@@ -272,8 +272,8 @@ def cross_view(contexts: list[Context], models: list[ModelDocument]) -> CrossVie
     for model in models:
         for r in model.results:
             sub = subs[(r.benchmark, r.submission)]
-            pipeline = sub.model.pipeline if sub.model else None
-            key = (model.id, pipeline or "")
+            configuration = sub.model.pipeline if sub.model else None
+            key = (model.id, configuration or "")
             ctx = by_name[r.benchmark]
             if sub.id in ctx.folded:
                 continue  # shown in our row of the same judge
@@ -288,13 +288,13 @@ def cross_view(contexts: list[Context], models: list[ModelDocument]) -> CrossVie
             )
             order = (rank_key(ctx.cols.headline_spec, scores), sub.judge.casefold(), sub.id)
             rows.setdefault(key, {}).setdefault(r.benchmark, []).append((order, candidate))
-            label = f"{pipeline} (on {model.name})" if pipeline else model.name
-            names[key] = (label, model_page(model.id), pipeline)
+            label = f"{configuration} (on {model.name})" if configuration else model.name
+            names[key] = (label, model_page(model.id), configuration)
     wide = {k: v for k, v in rows.items() if len(v) >= 2}
     used = [c for c in contexts if any(c.bench.name in v for v in wide.values())]
     out = []
     for key in sorted(wide, key=lambda k: (names[k][0].casefold(), k)):
-        label, page, pipeline = names[key]
+        label, page, configuration = names[key]
         cells = tuple(
             CrossCell(
                 candidates=tuple(
@@ -304,5 +304,5 @@ def cross_view(contexts: list[Context], models: list[ModelDocument]) -> CrossVie
             )
             for ctx in used
         )
-        out.append(CrossRow(name=label, page=page, pipeline=pipeline, cells=cells))
+        out.append(CrossRow(name=label, page=page, configuration=configuration, cells=cells))
     return CrossView(benchmarks=tuple(c.ref for c in used), rows=tuple(out))

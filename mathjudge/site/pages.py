@@ -18,7 +18,8 @@ from mathjudge.site.modelpages import BenchRef, ComparisonView, FactsView
 from mathjudge.site.reproduce import Reproduce
 from mathjudge.site.views import (
     KIND_LABEL,
-    PROVENANCE_FILTER,
+    PROVENANCE_LABEL,
+    PROVENANCE_TEXT,
     PROVENANCES,
     UNSTATED,
     Counts,
@@ -40,6 +41,7 @@ from mathjudge.spec.document import BenchmarkDocument, BoardSubmission, ItemData
 class Option(View):
     value: str
     label: str
+    title: str = ""  # what the label means, where a word needs it
 
 
 class Filters(View):
@@ -57,7 +59,9 @@ def filters(subs: list[BoardSubmission], *, columns: bool = False) -> Filters:
     types = sorted({judge_ref(s).mtype for s in subs}, key=lambda t: (t == UNSTATED, t))
     return Filters(
         sources=tuple(
-            Option(value=p, label=PROVENANCE_FILTER[p]) for p in PROVENANCES if p in present
+            Option(value=p, label=PROVENANCE_LABEL[p], title=PROVENANCE_TEXT[p])
+            for p in PROVENANCES
+            if p in present
         ),
         kinds=tuple(Option(value=k, label=kind_label(k)) for k in kinds) if len(kinds) > 1 else (),
         columns=columns,

@@ -56,7 +56,7 @@ from mathjudge.site.pages import (
     when,
 )
 from mathjudge.site.reproduce import reproduce
-from mathjudge.site.sitepages import dataset_views, methodology_view
+from mathjudge.site.sitepages import dataset_views, methodology_view, submit_boards
 from mathjudge.site.swap import swap_in
 from mathjudge.site.views import (
     OVERALL,
@@ -80,7 +80,12 @@ ASSETS = ("style.css", "site.js", "math.js", "items.js", "favicon.svg")
 
 
 def build_site(
-    store: Path, out: Path, *, release: str | None = None, local_texts: bool = False
+    store: Path,
+    out: Path,
+    *,
+    release: str | None = None,
+    local_texts: bool = False,
+    repo_url: str | None = None,
 ) -> Path:
     """Render the leaderboard document published in the results `store` (see
     `document.publish`) as a static site at `out` (replaced atomically); returns the path of
@@ -88,7 +93,8 @@ def build_site(
 
     `release` also freezes this build under `out/releases/NAME/`; releases of earlier builds
     are carried over unchanged, and an existing NAME is refused. `local_texts` keeps the texts
-    of local-only datasets in (a site that never leaves this machine).
+    of local-only datasets in (a site that never leaves this machine); `repo_url` (checked by
+    the caller: an https:// address) is the repository the Submit page links.
     """
     out = Path(os.path.abspath(out))
     previous = out / RELEASES
@@ -108,7 +114,7 @@ def build_site(
         if previous.is_dir():
             shutil.copytree(previous, site / RELEASES, symlinks=True)
         # A snapshot lists no releases: inside it those links would lead nowhere.
-        render_site(site, document, list_releases=release is None)
+        render_site(site, document, list_releases=release is None, repo_url=repo_url)
         if release is not None:
             snapshot = site / RELEASES / release
             shutil.copytree(site, snapshot, ignore=shutil.ignore_patterns(RELEASES))
@@ -182,9 +188,11 @@ def render_site(
     *,
     only_index: bool = False,
     list_releases: bool = True,
+    repo_url: str | None = None,
 ) -> Path:
     """Render the document (by default the one in `site/data/`) into `site/`; returns the
-    index page's path."""
+    index page's path. `repo_url`: the repository the Submit page links (None: the page says
+    how a publisher gives it)."""
     if document is None:
         document = load_document(site / "data")
     subs = [s for b in document.benchmarks for s in b.submissions]
@@ -192,6 +200,7 @@ def render_site(
     benches = [Benchmark(b, states) for b in document.benchmarks]
     page = functools.partial(_render, site, origin=document.generated_from)
     contexts = [b.context for b in benches]
+    cross = cross_view(contexts, document.models)
     index = page(
         "index.html",
         "index.html",
@@ -208,13 +217,20 @@ def render_site(
             )
             for b in benches
         ],
-        cross=cross_view(contexts, document.models),
+        has_cross=bool(cross.rows),
+        glance_data=boards.GLANCE_DATA,
+        front_rows=boards.FRONT_ROWS,
+        phone_rows=boards.PHONE_ROWS,
         filters=filters(subs),
         releases=_releases(site) if list_releases else [],
         downloads=OVERVIEW,
     )
     if only_index:
         return index
+    (site / "data").mkdir(exist_ok=True)
+    (site / "data" / boards.GLANCE_DATA).write_text(
+        boards.glance_data({b.doc.name: b.placed for b in benches}), encoding="utf-8"
+    )
     _assets(site)
     datasets = dataset_views(document)
     dataset_pages = {d.name: d.page for d in datasets}
@@ -225,8 +241,10 @@ def render_site(
     page(
         "models/index.html",
         "models.html",
-        description="Every model of the alias table with a result here, and its results.",
+        description="Every model of the alias table with a result here, its results, and the "
+        "models with results on several benchmarks side by side.",
         models=models,
+        cross=cross,
     )
     for model in models:
         page(
@@ -262,8 +280,9 @@ def render_site(
         "submit.html",
         "submit.html",
         description="How to submit a judge's predictions to this leaderboard.",
-        benchmarks=document.methodology,
+        boards=submit_boards(document, {b.doc.name: b.ref.page for b in benches}),
         schema=meta_fields(),
+        repo_url=repo_url if repo_url and repo_url.startswith("https://") else None,
     )
     return index
 
@@ -291,9 +310,7 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         table=b.table,
         references=b.reference_table,
         chart=boards.chart(b.cols, b.placed, b.reference_lines),
-        sections=tuple(
-            s for s in sections(b.board, b.cols, b.refs, b.standings) if s.anchor != "scope-overall"
-        ),
+        sections=sections(b.board, b.cols, b.refs, b.standings),
         comparisons=b.comparisons,
         plots=tuple(PlotView(file=p.file, title=p.title, alt=p.alt, wide=p.wide) for p in plots),
         submissions=tuple(
@@ -321,16 +338,17 @@ def _benchmark_page(site: Path, page: Any, b: Benchmark, dataset_pages: dict[str
         description=f"{show.display_name}: {b.counts.text}, ranked by "
         f"{b.cols.headline.name} ({b.cols.headline.direction_text}).",
         bench=view,
+        glance_data=boards.GLANCE_DATA,
     )
     if exported:
-        found = explorer(info, b.ref, b.refs, site / "data")
-        page(
-            found.path,
-            "items.html",
-            description=f"Every item of {show.display_name} with its gold label and how many "
-            "judges get it wrong.",
-            page=found,
-        )
+        for found in explorer(info, b.ref, b.refs, site / "data"):
+            page(
+                found.path,
+                "items.html",
+                description=f"The items of {show.display_name} with their gold labels and how "
+                f"many judges get each wrong (page {found.page} of {len(found.pages)}).",
+                page=found,
+            )
         viewed = item_view(info, b.ref, b.refs)
         page(
             viewed.path,

@@ -1,7 +1,7 @@
 """View models of the pages about the data rather than the judges: one page per dataset (from
-its card and manifest, with every stored version) and the methodology (every benchmark's
-metric definitions). Manifests and cards are data the store keeps as written; they are read
-here defensively into plain strings."""
+its card and manifest, with every stored version), the methodology (every benchmark's metric
+definitions) and the Submit page's list of benchmarks. Manifests and cards are data the store
+keeps as written; they are read here defensively into plain strings."""
 
 from __future__ import annotations
 
@@ -177,4 +177,29 @@ def methodology_view(document: LeaderboardDocument) -> MethodologyView:
             )
             for show in document.methodology
         )
+    )
+
+
+class SubmitBoard(View):
+    """A benchmark one can submit to: its folder under `submissions/`, its title, and its board
+    on this site ("" when it has no result yet)."""
+
+    folder: str
+    title: str
+    summary: str  # what a judge does
+    board: str
+
+
+def submit_boards(document: LeaderboardDocument, pages: dict[str, str]) -> tuple[SubmitBoard, ...]:
+    """Every benchmark of the installation that published the document (the registry's, carried
+    in it), so the folder list is the one `mathjudge submit` accepts, whether or not a board
+    has results yet."""
+    return tuple(
+        SubmitBoard(
+            folder=show.name,
+            title=show.display_name,
+            summary=show.summary.split(": ")[0],  # what a judge does (as the README says)
+            board=pages.get(show.name, ""),
+        )
+        for show in sorted(document.methodology, key=lambda s: s.name)
     )

@@ -43,22 +43,25 @@ class View(BaseModel):
 
 # --- Where a number comes from ----------------------------------------------------------------
 
+# The one vocabulary of where a number comes from: the same word on every badge, filter, count
+# and page (and in docs/site.md).
 PROVENANCES = ("submitted", "published_outputs", "paper")
-PROVENANCE_LABEL = {  # the badge beside every number
+PROVENANCE_LABEL = {
     "submitted": "reproduced",
-    "published_outputs": "published outputs",
+    "published_outputs": "converted",
     "paper": "paper",
 }
-PROVENANCE_FILTER = {  # the filter's checkboxes
-    "submitted": "reproduced from predictions",
-    "published_outputs": "reproduced from published outputs",
-    "paper": "copied from papers",
-}
 PROVENANCE_TEXT = {
-    "submitted": "reproduced here from the judge's submitted predictions",
-    "published_outputs": "reproduced here from the raw outputs its authors published",
-    "paper": "copied from a paper's table: not reproduced here, never ranked",
+    "submitted": "reproduced: we scored predictions that a submitter, or we, produced",
+    "published_outputs": "converted: we scored the raw outputs the judge's authors published",
+    "paper": "paper: copied from a paper's table, not scored here, never ranked",
 }
+# A prompt or method run on a model (a judge prompt, an agent, a pipeline): its results belong
+# to it, never to the model alone.
+CONFIGURATION_TEXT = (
+    "configuration: a prompt or method run on the model; the result is this configuration's, "
+    "not the model's alone"
+)
 KIND_LABEL = {
     "llm_judge": "LLM judge",
     "reward_model": "reward model",
@@ -70,16 +73,16 @@ UNSTATED = "unstated"  # the filter value of a submission that names no kind
 
 
 class SourceView(View):
-    """A result's source, as a badge with its meaning: reproduced from predictions, reproduced
-    from published outputs, copied from a paper; and whether it is an agent or pipeline built
-    on a model rather than the model alone."""
+    """A result's source, as a badge with its meaning (reproduced, converted, paper), and the
+    configuration it ran in where it is a prompt or method on a model rather than the model
+    alone."""
 
     provenance: Literal["submitted", "published_outputs", "paper"]
     label: str
     title: str
     citation: str | None
     citation_href: str
-    pipeline: str | None
+    configuration: str | None
 
     @property
     def reported(self) -> bool:
@@ -106,7 +109,7 @@ def source_view(sub: BoardSubmission) -> SourceView:
         title=title,
         citation=sub.citation,
         citation_href=citation_href(sub.citation),
-        pipeline=sub.model.pipeline if sub.model else None,
+        configuration=sub.model.pipeline if sub.model else None,
     )
 
 
@@ -126,7 +129,7 @@ class ModelLink(View):
     name: str
     page: str
     variant: str
-    pipeline: str | None
+    configuration: str | None  # the document's `ModelRef.pipeline`
     type: str | None = None  # the model table's type, where a source states it
 
 
@@ -180,7 +183,7 @@ def judge_ref(sub: BoardSubmission) -> JudgeRef:
             name=sub.model.name,
             page=model_page(sub.model.id),
             variant=sub.model.variant,
-            pipeline=sub.model.pipeline,
+            configuration=sub.model.pipeline,
             type=sub.model.type,
         )
     kind = kind_key(sub)
@@ -446,10 +449,26 @@ class Table(View):
         return tuple(m for g in self.groups for m in g.metrics)
 
 
+class ScopeRow(View):
+    judge: JudgeRef
+    standing: Standing
+    cells: tuple[Cell, ...]  # the headline on each subset, in the table's order
+
+
+class ScopeTable(View):
+    """A scope at a glance: one row per judge with the headline on each subset of the scope
+    (every metric per subset is in the downloads), best overall headline first."""
+
+    caption: str
+    metric: MetricView
+    subsets: tuple[str, ...]  # column headers ("Type: Proof")
+    rows: tuple[ScopeRow, ...]
+
+
 class Section(View):
     anchor: str
     title: str
-    tables: tuple[Table, ...]
+    table: ScopeTable
 
 
 class Counts(View):
@@ -461,16 +480,13 @@ class Counts(View):
     paper: int
 
     @property
-    def reproduced(self) -> int:
-        return self.submitted + self.published_outputs
-
-    @property
     def text(self) -> str:
         parts = [
-            f"{n} {label}"
-            for n, label in (
-                (self.reproduced, "reproduced"),
-                (self.paper, "from papers"),
+            f"{n} {PROVENANCE_LABEL[p]}"
+            for n, p in (
+                (self.submitted, "submitted"),
+                (self.published_outputs, "published_outputs"),
+                (self.paper, "paper"),
             )
             if n
         ]
@@ -587,29 +603,41 @@ def sections(
     refs: dict[str, JudgeRef],
     standings: dict[str, Standing],
 ) -> tuple[Section, ...]:
-    """A section per scope (overall first, then the schema's order), a table per subset."""
+    """A section per scope besides overall (in the schema's order), each one table of the
+    headline per subset: a page holds every scope of a benchmark without growing with
+    metrics x subsets (the downloads hold every metric per subset)."""
     show = bench.presentation
     subs = bench.submissions
+    head = cols.headline_spec
     scopes = sorted({s.scope for sub in subs for s in sub.scores}, key=show.scope_rank)
     out: list[Section] = []
-    anchors: set[str] = set()
-    for scope in scopes:
+    anchors: set[str] = {"scope-overall"}
+    for scope in (s for s in scopes if s != OVERALL[0]):
         spec = show.scope(scope)
-        subsets = {s.subset for sub in subs for s in sub.scores if s.scope == scope}
-        tables = tuple(
-            metric_table(
-                spec.caption.format(subset),
-                bench,
-                cols,
-                scope,
-                subset,
-                ranks=(scope, subset) == OVERALL,
-                refs=refs,
-                standings=standings,
-            )
-            for subset in sorted(subsets, key=lambda x: _subset_rank(x, spec.order))
+        subsets = sorted(
+            {s.subset for sub in subs for s in sub.scores if s.scope == scope},
+            key=lambda x: _subset_rank(x, spec.order),
         )
-        out.append(Section(anchor=_anchor(scope, anchors), title=spec.title, tables=tables))
+        rows = []
+        for sub in subs:
+            scores = {s.subset: s for s in sub.scores if s.scope == scope and s.metric == head.key}
+            if not scores:
+                continue
+            row = ScopeRow(
+                judge=refs[sub.id],
+                standing=standings[sub.id],
+                cells=tuple(score_cell(head, scores.get(x)) for x in subsets),
+            )
+            key = (rank_key(head, overall_scores(sub)), sub.judge.casefold(), sub.id)
+            rows.append((key, row))
+        rows.sort(key=lambda r: r[0])
+        table = ScopeTable(
+            caption=f"{show.display_name}: {cols.headline.name} {spec.title.lower()}",
+            metric=cols.headline,
+            subsets=tuple(spec.caption.format(x) for x in subsets),
+            rows=tuple(r for _, r in rows),
+        )
+        out.append(Section(anchor=_anchor(scope, anchors), title=spec.title, table=table))
     return tuple(out)
 
 

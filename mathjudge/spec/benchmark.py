@@ -10,6 +10,7 @@ benchmarks layer, never above it. Reference judges are named, not referenced (`J
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from mathjudge.spec.cases import Case, Target
 from mathjudge.spec.presentation import (
     BenchmarkPresentation,
     ItemField,
+    ItemNote,
     MetricGroup,
     MetricSpec,
     PlotSpec,
@@ -92,6 +94,10 @@ class Baseline:
     # True when it converts a judgment published with the benchmark's pinned source (the Open
     # Proof Corpus's own LLM judgments): the meta then names that source as `converted_from`.
     from_source: bool = False
+    # A code reference like `run`, `(rows, BaselineContext) -> details rows`: the judge's own
+    # account of each item where the source holds one (the corpus judge's issues), shown on
+    # the item views as a submitter's details file is.
+    details: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,11 @@ class BenchmarkSpec:
     overview_extra: tuple[str, ...] = ()
     items: tuple[ItemField, ...] = ()
     item_text: tuple[str, ...] = ()
+    item_notes: tuple[ItemNote, ...] = ()
+    item_title: str = "{item_id}"
+    text_elsewhere: tuple[tuple[str, str], ...] = ()
+    first_step: int = 1
+    headline_note: str = ""
     plots: tuple[PlotSpec, ...] = ()
     judging: Judging | None = None
     baselines: tuple[Baseline, ...] = ()
@@ -135,6 +146,11 @@ class BenchmarkSpec:
         return self.dataset == self.name
 
     @property
+    def title_columns(self) -> tuple[str, ...]:
+        """The item columns `item_title` names."""
+        return tuple(f for _, f, _, _ in string.Formatter().parse(self.item_title) if f)
+
+    @property
     def metrics(self) -> tuple[MetricSpec, ...]:
         return tuple(m for g in self.groups for m in g.metrics)
 
@@ -153,6 +169,11 @@ class BenchmarkSpec:
             overview_extra=self.overview_extra,
             items=self.items,
             item_text=self.item_text,
+            item_notes=self.item_notes,
+            item_title=self.item_title,
+            text_elsewhere=self.text_elsewhere,
+            first_step=self.first_step,
+            headline_note=self.headline_note,
             plots=self.plots,
             dataset=self.dataset,
             items_config=self.items_config,

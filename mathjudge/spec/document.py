@@ -173,6 +173,9 @@ class ItemColumn(_Model):
     label: str
     kind: str
     gold: str
+    description: str = ""  # in plain words, for the item view's legend
+    # A verdict's words for a positive, a negative and a zero value (`ItemField.words`).
+    words: list[str] = ["correct", "incorrect", "inconclusive"]
 
 
 class ItemData(_Model):
@@ -245,6 +248,12 @@ class GeneratedFrom(_Model):
     submissions_in_store: int
     latest_submission: str | None
     mathjudge_version: str
+    # What the document is a function of (the store's rows, mathjudge's code, DuckDB's
+    # version): publishing an unchanged store again reuses the document instead of ranking
+    # every judge anew. None: a document stored before fingerprints.
+    fingerprint: str | None = None
+    # The stored submissions left out (they cannot be rendered), with how to remove them.
+    skipped: list[str] = []
 
 
 class LeaderboardDocument(_Model):

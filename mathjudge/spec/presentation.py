@@ -83,6 +83,22 @@ class ItemField:
     label: str
     kind: Literal["score", "verdict", "binary"]  # verdict: votes +1/-1/0; binary: 0/1
     tolerance: float = 0.0  # |prediction - gold| above this is a disagreement (scores)
+    # The field in plain words for the legend beside every judge's call on an item view.
+    description: str = ""
+    # How a verdict reads: the words for a positive, a negative and a zero value (a binary
+    # field uses the first two); the gold label is read with the same words.
+    words: tuple[str, str, str] = ("correct", "incorrect", "inconclusive")
+
+
+@dataclass(frozen=True)
+class ItemNote:
+    """A stored per-item value that is not compared with gold (a process reward model's
+    aggregated score, MR-MATH's counts of right steps), named in plain words for the legend
+    beside every judge's call on an item view."""
+
+    field: str
+    label: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,18 @@ class BenchmarkPresentation:
     # Item explorer: gold-vs-prediction fields, and the item columns shown as its text.
     items: tuple[ItemField, ...] = ()
     item_text: tuple[str, ...] = ()
+    # The other per-item values a judge's call holds, in plain words (see `ItemNote`).
+    item_notes: tuple[ItemNote, ...] = ()
+    # An item view's title after the benchmark's name: item columns in braces
+    # ("problem {problem_index}, solution {solution_reference}"); the start of its text follows.
+    item_title: str = "{item_id}"
+    # (text column, where the text lives) for texts the source does not hold, e.g. the
+    # solutions a judge scored, published elsewhere: said where the text would be.
+    text_elsewhere: tuple[tuple[str, str], ...] = ()
+    first_step: int = 1  # how a list of steps is numbered (ProcessBench counts from 0)
+    # What a reader must know to read the headline value right where the rule surprises
+    # (RewardMATH: a tie counts as a miss); the glance says it beside the value.
+    headline_note: str = ""
     plots: tuple[PlotSpec, ...] = ()
     dataset: str = ""  # the built dataset it is scored on (several benchmarks may share one)
     items_config: str = ""  # the dataset's config whose rows are the items

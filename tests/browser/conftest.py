@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
+from browser.demo_site import DemoSite, build, demo_store
 from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.api import publish_site
@@ -174,6 +175,13 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
     import_reported(mirror / "reported", store)
     publish_site(store, built.root, local_texts=True)  # JudgeBench's texts stay here
     return built
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> DemoSite:
+    """The demo's site (see `browser.demo_site`), built once per session."""
+    tmp = tmp_path_factory.mktemp("demo-site")
+    return build(demo_store(tmp / "demo", mirror), tmp)
 
 
 # One browser per test module, not per session: while Playwright's sync API is running, its event

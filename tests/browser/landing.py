@@ -67,7 +67,7 @@ def kind(path: Path, site: Path) -> str:
     for prefix, name in (("judges/", "judge page"), ("models/", "model page"),
                          ("datasets/", "dataset page"), ("releases/", "release")):  # fmt: skip
         if rel.startswith(prefix):
-            return name
+            return f"{prefix[:-1]} index" if rel == f"{prefix}index.html" else name
     if "/" not in rel and rel.endswith(".html"):
         return rel if rel in TOP_PAGES else "benchmark page"
     return "other"
@@ -90,6 +90,22 @@ def longest_item(site: Path) -> str:
             if length > size:
                 best, size = f"items/{chunk.parent.name}/item.html#{quote(item, safe='')}", length
     return best
+
+
+def page_types(site: Path) -> dict[str, str]:
+    """One page of every kind the site has, the heaviest of its kind (the item view: the item
+    with the most text), as paths relative to the site: what the weights and audits rate."""
+    found: dict[str, Path] = {}
+    for page in sorted(site.rglob("*.html")):
+        name = kind(page, site)
+        if name in ("other", "release"):
+            continue
+        if name not in found or page.stat().st_size > found[name].stat().st_size:
+            found[name] = page
+    pages = {name: page.relative_to(site).as_posix() for name, page in sorted(found.items())}
+    if "item view" in pages:
+        pages["item view"] = longest_item(site)
+    return pages
 
 
 def landing_pages(site: Path) -> dict[str, str]:

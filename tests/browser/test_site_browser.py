@@ -110,7 +110,7 @@ def test_the_sources_filter_changes_the_glance_and_the_verdicts(
         and page.locator("#bench-stepmathbench tbody tr[data-prov=paper]:not([hidden])").count() > 0
     )
     _open_filters(page)
-    page.get_by_label("copied from papers").uncheck()
+    page.get_by_label("paper", exact=True).uncheck()
     # Without the papers: μ-MATH says nothing is shown instead of naming a paper's judge...
     assert "nothing shown" in mumath.inner_text() and "paper" not in mumath.inner_text()
     assert page.locator("#bench-mumath tbody tr:not([hidden])").count() == 0
@@ -122,9 +122,9 @@ def test_the_sources_filter_changes_the_glance_and_the_verdicts(
         board.evaluate_all("rows => rows.map(r => r.dataset.prov)")
     ) == {"submitted"}
     # Only the papers: no ranking anywhere, and the reason in words.
-    page.get_by_label("copied from papers").check()
-    page.get_by_label("reproduced from predictions").uncheck()
-    page.get_by_label("reproduced from published outputs").uncheck()
+    page.get_by_label("paper", exact=True).check()
+    page.get_by_label("reproduced", exact=True).uncheck()
+    page.get_by_label("converted", exact=True).uncheck()
     assert "no ranking" in step.inner_text() and "copied from a paper" in step.inner_text()
     # The choice holds on the benchmark page, whose verdict follows it too.
     page.goto(site.url("stepmathbench.html"))
@@ -132,7 +132,7 @@ def test_the_sources_filter_changes_the_glance_and_the_verdicts(
     assert "no ranking" in verdict.inner_text()
     assert page.locator(".main-board tbody tr[data-prov=submitted]:not([hidden])").count() == 0
     _open_filters(page)
-    page.get_by_label("reproduced from predictions").check()
+    page.get_by_label("reproduced", exact=True).check()
     assert "significant lead" in verdict.inner_text()
     assert watched.problems == []
 
@@ -249,12 +249,13 @@ def test_an_item_explorer_filtered_to_a_category_and_a_judges_disagreements(
     page = watched.page
     page.goto(site.url("items/judgebench/index.html"))
     rows = page.locator("#items tbody tr:not([hidden])")
-    assert rows.count() == 350
+    assert rows.count() == 200  # the first page of 350
     page.get_by_label("category").select_option("math")
     items = pq.read_table(site.root / "data" / "judgebench_items.parquet").to_pylist()
     math = sorted(r["item_id"] for r in items if r["category"] == "math")
+    page.wait_for_function("document.querySelector('[data-count]').textContent.includes('found')")
     assert len(math) == 56 and sorted(rows.locator("th").all_inner_texts()) == math
-    assert page.locator("[data-count]").inner_text() == "56 of 350 items shown"
+    assert page.locator("[data-count]").inner_text() == "56 of 350 items found."
     # One judge's calls, and only the math pairs it gets wrong (counted from its data file).
     preds = pq.read_table(site.root / "data" / "judgebench_predictions.parquet").to_pylist()
     doc = site.document()
@@ -280,7 +281,8 @@ def test_an_llm_judges_reasoning_on_an_item_view(site: Site, watched: Watched) -
     item = next(i for i, texts in site.reasoning.items() if len(texts) == 2)
     page.goto(site.url(f"items/judgebench/item.html#{quote(item, safe='')}"))
     page.wait_for_selector("html[data-item]")
-    assert page.locator("h1").inner_text() == item
+    title = page.locator("h1").inner_text()
+    assert title.startswith("JudgeBench, ") and item not in title  # its label, not its UUID
     row = page.locator("table.item-judges tbody tr", has_text=O1)
     details = " ".join(row.locator("td.details").inner_text().split())
     for key, text in site.reasoning[item].items():
@@ -294,7 +296,7 @@ def test_an_llm_judges_reasoning_on_an_item_view(site: Site, watched: Watched) -
     # The pager walks the items in natural order.
     page.get_by_role("link", name="next →").click()
     page.wait_for_function(f"document.documentElement.dataset.item !== {json.dumps(item)}")
-    assert page.locator("h1").inner_text() != item
+    assert page.locator("h1").inner_text() != title
     assert watched.problems == []
 
 
@@ -308,6 +310,7 @@ def test_item_view_of_a_stepmathbench_item_with_every_judge_and_math(
     page.get_by_label("type").select_option("Proof")
     page.get_by_label("level").select_option("3")
     expected = site.by_scope(type="Proof", level="3")
+    page.wait_for_function("document.querySelector('[data-count]').textContent.includes('found')")
     assert page.locator("#items tbody tr:not([hidden])").count() == len(expected) > 0
     page.get_by_label("Search ids").fill("stepmath-13")
     page.get_by_label("type").select_option("")
@@ -411,15 +414,16 @@ def test_every_internal_link_resolves_and_no_page_is_an_orphan(site: Site) -> No
                 queue.append(target)
             checked += 1
     assert seen == set(root.rglob("*.html"))  # nothing unreachable either
-    # Pages grow with judges and benchmarks, not with items: the site's pages are exactly its
-    # four top pages, a page per benchmark (two more per benchmark with items), per judge (an
-    # identity: a paper's row declared the pair of our reproduction is that judge), per model
-    # and per dataset.
+    # Pages grow with judges and benchmarks, and with items only by the explorer's pages of 200:
+    # the site's pages are exactly its four top pages, a page per benchmark (with items, an item
+    # view and a page per 200 items more), per judge (an identity: a paper's row declared
+    # the pair of our reproduction is that judge), per model and per dataset.
     doc = site.document()
     judges = {s["identity"] for b in doc["benchmarks"] for s in b["submissions"]}
     with_items = [b for b in doc["benchmarks"] if b["items"]["status"] == "exported"]
+    explorer_pages = sum(-(-b["items"]["n_items"] // 200) for b in with_items)
     expected = (
-        4 + len(doc["benchmarks"]) + 2 * len(with_items) + 1 + len(judges)
+        4 + len(doc["benchmarks"]) + len(with_items) + explorer_pages + 1 + len(judges)
         + 1 + len(doc["models"]) + len({d["name"] for d in doc["datasets"]})
     )  # fmt: skip
     assert len(seen) == expected and len(with_items) == 3 and checked > 2000
@@ -479,8 +483,10 @@ def test_pages_read_with_javascript_off(site: Site, browser: Browser) -> None:
         assert page.locator("tbody tr[data-prov=paper]").first.is_visible()
         assert page.locator(".glance li").first.locator(".glance-line:visible").count() == 1
         page.goto(site.url("items/stepmathbench/index.html"))
-        assert page.locator("#items tbody tr:visible").count() == 1000
+        assert page.locator("#items tbody tr:visible").count() == 200  # of 1,000: five pages
         assert page.locator("[data-item-filters]").is_hidden()
+        page.get_by_role("link", name="5", exact=True).click()
+        assert page.locator("#items tbody th").last.inner_text() == "stepmath-1000"
     finally:
         context.close()
 

@@ -8,7 +8,7 @@ from typing import Any
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.spec.benchmark import Baseline, BenchmarkSpec, Judging, Paper
 from mathjudge.spec.cases import Case, Question, Target
-from mathjudge.spec.presentation import MetricGroup, MetricSpec, PlotSpec, ScopeSpec
+from mathjudge.spec.presentation import ItemNote, MetricGroup, MetricSpec, PlotSpec, ScopeSpec
 
 
 def _case(row: Mapping[str, Any]) -> Case:
@@ -45,6 +45,16 @@ SPEC = BenchmarkSpec(
     ),
     dataset="expertmath",
     items_config="candidates",
+    item_text=("source", "solution"),
+    item_title="{problem_id}, candidate {position}",
+    item_notes=(
+        ItemNote(
+            "score",
+            "Score",
+            "The judge's score of this candidate: higher means judged more likely correct; "
+            "the candidates of a problem are ranked by it.",
+        ),
+    ),
     seed=3,
     headline="auc",
     cluster_label="original problems",

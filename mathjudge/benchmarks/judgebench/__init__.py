@@ -36,7 +36,18 @@ GROUPS = (
         ),
     ),
 )
-ITEMS = (ItemField("decisions", "a_better", "Prefers A (games summed)", "verdict"),)
+ITEMS = (
+    ItemField(
+        "decisions",
+        "a_better",
+        "Preferred response",
+        "verdict",
+        description="The response the judge prefers over its games on the pair (A then B, and "
+        "swapped), each game a vote: A or B by the sign of the sum, a tie when the votes cancel "
+        "(a tie is wrong). Gold: the response whose answer is right.",
+        words=("A", "B", "tie"),
+    ),
+)
 ITEM_TEXT = ("category", "question", "response_a", "response_b")
 LENGTH = "the two responses' lengths in characters"
 # JudgeBench shows every pair twice, the second time swapped; decisions are in the original
@@ -109,6 +120,7 @@ SPEC = BenchmarkSpec(
     cluster_label="pairs",
     items=ITEMS,
     item_text=ITEM_TEXT,
+    item_title="{source} question {original_id}",
     outputs=".outputs:import_outputs",
     reported=".reported",
     local_only=LOCAL_ONLY,

@@ -74,8 +74,19 @@ SPEC = BenchmarkSpec(
     ),
     scopes=(VARIANTS,),
     cluster_label="seed problems",
-    items=(ItemField("verdict", "label", "Verdict", "verdict"),),
+    items=(
+        ItemField(
+            "verdict",
+            "label",
+            "Verdict",
+            "verdict",
+            description="Whether the judge says the solution's final answer is correct; gold: "
+            "MathCheck's label. A missing verdict counts as wrong.",
+            words=("correct", "incorrect", "no verdict"),
+        ),
+    ),
     item_text=("question", "solution", "answer"),
+    item_title="item {item_id}",
     outputs=".outputs:import_outputs",
     baselines=(verdicts.ALWAYS_INCORRECT, verdicts.ALWAYS_CORRECT),
     notes=(PARSING,),

@@ -49,8 +49,19 @@ SPEC = BenchmarkSpec(
     ),
     scopes=(VARIANTS,),
     cluster_label="seed problems",
-    items=(ItemField("error_step", "label", "First wrong step", "score"),),
+    items=(
+        ItemField(
+            "error_step",
+            "label",
+            "First wrong step",
+            "score",
+            description="The first step the judge says is wrong, numbered as the solution "
+            "prints its steps (from 1); -1: no wrong step, -2: the judge named none. Gold: "
+            "MathCheck's label.",
+        ),
+    ),
     item_text=("question", "solution", "answer"),
+    item_title="item {item_id}",
     outputs="mathjudge.benchmarks.mathcheck_gsm.outputs:import_outputs",
     baselines=(
         shortcuts.constant(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
-from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec
+from mathjudge.spec.presentation import ItemField, ItemNote, MetricGroup, MetricSpec
 
 # The prediction field each kind of metric is computed from, per level.
 _FIELDS = {
@@ -59,8 +59,39 @@ SPEC = BenchmarkSpec(
         _group("redundant", "Redundant-error set (positive = no redundant step)"),
     ),
     cluster_label="questions",
-    items=(ItemField("solution_pred", "solution_label", "Solution positive", "verdict"),),
-    item_text=("set", "question", "model_output"),
+    items=(
+        ItemField(
+            "solution_pred",
+            "solution_label",
+            "Solution",
+            "verdict",
+            description="The judge's call on the whole solution: positive means valid (in the "
+            "invalid-error set) or free of redundant steps (in the redundant-error set); gold: "
+            "the authors' label.",
+            words=("positive", "negative", "no call"),
+        ),
+    ),
+    item_notes=(
+        ItemNote(
+            "solution_score",
+            "Solution score",
+            "The judge's score for the solution being positive (higher: more likely); scored "
+            "by ROC-AUC, not compared with gold item by item.",
+        ),
+        ItemNote(
+            "step_tp",
+            "Right positive steps",
+            "How many of the steps labelled positive (valid, or useful) the judge also calls "
+            "positive.",
+        ),
+        ItemNote(
+            "step_tn",
+            "Right negative steps",
+            "How many of the steps labelled negative (invalid, or redundant) the judge also "
+            "calls negative.",
+        ),
+    ),
+    item_text=("set", "question", "steps"),
     outputs=".outputs:import_outputs",
     baselines=(
         shortcuts.step_list(

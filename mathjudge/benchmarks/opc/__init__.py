@@ -56,6 +56,7 @@ SPEC = BenchmarkSpec(
     scopes=(ScopeSpec("author_model", "By author model", "Proofs written by {}"),),
     items=verdicts.ITEMS,
     item_text=("problem", "proof"),
+    item_title="{problem_id}, proof by {author_model}",
     plots=verdicts.PLOTS,
     judging=Judging(
         target=verdicts.TARGET,
@@ -67,6 +68,7 @@ SPEC = BenchmarkSpec(
             key="opc-corpus",
             judge_name="OPC LLM judge (from the corpus)",
             run=".corpus:baseline",
+            details=".corpus:details",
             partial=True,
             description="The Open Proof Corpus's own LLM judgment of each proof, read as "
             "'correct' when it lists no issues; 311 of the 434 proofs have one.",

@@ -9,6 +9,8 @@ judge get no prediction, so the submission is partial by design (score it with
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,3 +43,44 @@ def judge(
 def baseline(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dict[str, Any]]:
     """`judge` as the demo's baseline, reading the corpus from the context's source."""
     return judge(rows, ctx.source_dir)
+
+
+def details(rows: Iterable[Mapping[str, Any]], ctx: BaselineContext) -> list[dict[str, Any]]:
+    """The corpus judge's own account of each proof it judged, as a details file holds it: its
+    summary and the issues it lists (each with its category, where it is and why), so an item
+    view shows why the judge said what it said."""
+    wanted = {r["item_id"] for r in rows}
+    out = []
+    for row in opc.read_source(ctx.source_dir):
+        item = opc.item_id(row)
+        if row["llm_judgment"] is None or item not in wanted:
+            continue
+        result = row["llm_judgment"]["result"]
+        issues = [
+            f"{n}. {issue.get('category') or 'Issue'} ({issue.get('location') or 'no location'}): "
+            f"{issue.get('description') or ''}".strip()
+            for n, issue in enumerate(result["issues"], 1)
+        ]
+        out.append(
+            {
+                "item_id": item,
+                "summary": readable(result.get("summary") or ""),
+                "issues": readable("\n\n".join(issues)) if issues else "none listed",
+            }
+        )
+    return out
+
+
+# A TeX command whose backslash a JSON decoder upstream read as an escape: "\frac" became a
+# form feed and "rac", "\beta" a backspace and "eta", "\theta" a tab and "heta".
+_EATEN = re.compile(r"([\x08\x0c\r\t])(?=[A-Za-z])")
+_ESCAPES = {"\x08": "\\b", "\x0c": "\\f", "\r": "\\r", "\t": "\\t"}
+
+
+def readable(text: str) -> str:
+    """The corpus judge's text as a details file may hold it: TeX commands whose backslash was
+    decoded away restored, and other invisible or control characters (soft hyphens) dropped."""
+    text = _EATEN.sub(lambda m: _ESCAPES[m.group(1)], text)
+    return "".join(
+        ch for ch in text if ch in "\n\t" or not unicodedata.category(ch).startswith("C")
+    )

@@ -65,7 +65,18 @@ SPEC = BenchmarkSpec(
         ),
     ),
     scopes=(ScopeSpec("subset_name", "By subset", "{}", order=SUBSET_ORDER),),
-    items=(ItemField("error_step", "label", "Earliest wrong paragraph (-1: none)", "score"),),
+    items=(
+        ItemField(
+            "error_step",
+            "label",
+            "Earliest wrong paragraph",
+            "score",
+            description="The first paragraph of the solution the judge says is wrong, counting "
+            "from 0 as the steps below are numbered; -1: every paragraph is right, -2: the "
+            "judge named none. Gold: the annotators' earliest wrong paragraph.",
+        ),
+    ),
+    first_step=0,
     item_text=("problem", "steps", "generator"),
     baselines=(
         Baseline(

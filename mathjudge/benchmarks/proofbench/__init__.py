@@ -108,8 +108,19 @@ SPEC = BenchmarkSpec(
         ScopeSpec("run", "Single runs", "Run {}"),
         ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
     ),
-    items=(ItemField("score", "expert_score", "Score (0–7)", "score", tolerance=1.0),),
+    items=(
+        ItemField(
+            "score",
+            "expert_score",
+            "Score (0–7)",
+            "score",
+            tolerance=1.0,
+            description="The judge's grade of the proof out of 7; gold: the expert's grade. "
+            "Within one point of it counts as agreeing.",
+        ),
+    ),
     item_text=("problem", "proof"),
+    item_title="{problem_id}, proof by {generator}",
     plots=(PlotSpec("confusion_heatmap", "Expert score against the judge's rounded score"),),
     judging=Judging(target=TARGET, case=proof_case, judges=JUDGES),
     reported=".reported",

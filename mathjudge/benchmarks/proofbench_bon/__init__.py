@@ -43,7 +43,17 @@ SPEC = BenchmarkSpec(
         ),
     ),
     scopes=(ScopeSpec("bon", "By n", "Subsets of {}"),),
-    items=(ItemField("score", "expert_score", "Score (0–7)", "score", tolerance=1.0),),
+    items=(
+        ItemField(
+            "score",
+            "expert_score",
+            "Score (0–7)",
+            "score",
+            tolerance=1.0,
+            description="The judge's grade of the proof out of 7; gold: the expert's grade. "
+            "Within one point of it counts as agreeing.",
+        ),
+    ),
     item_text=("problem", "proof"),
     plots=(PlotSpec("bon_curve", "Expected expert score of the pick against n", "bon"),),
     judging=Judging(target=TARGET, case=proof_case, judges=JUDGES),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mathjudge.benchmarks import rewards, shortcuts
 from mathjudge.benchmarks.rewardmath import PAPER
 from mathjudge.spec.benchmark import BenchmarkSpec
-from mathjudge.spec.presentation import ItemField, ScopeSpec
+from mathjudge.spec.presentation import ScopeSpec
 
 SPEC = BenchmarkSpec(
     name="rewardbench_math",
@@ -30,8 +30,11 @@ SPEC = BenchmarkSpec(
         ScopeSpec("subject", "By subject", "MATH subject: {}"),
         ScopeSpec("level", "By level", "MATH level {}", order=("1", "2", "3", "4", "5")),
     ),
-    items=(ItemField("sides", "is_chosen", "On the right side of the other solution", "verdict"),),
+    items=(rewards.judged_correct("the rejected one", "the chosen solution", gold="is_chosen"),),
+    item_notes=rewards.ITEM_NOTES,
     item_text=("problem", "solution_type", "steps"),
+    item_title="problem {problem_id}, {solution_type} solution",
+    headline_note=rewards.TIE_NOTE,
     outputs=".outputs:import_outputs",
     baselines=(
         shortcuts.by_length(

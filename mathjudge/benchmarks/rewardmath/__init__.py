@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from mathjudge.benchmarks import rewards, shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
-from mathjudge.spec.presentation import ItemField
 
 PAPER = Paper("Evaluating Robustness of Reward Models for Mathematical Reasoning", "2410.01729")
 SEED = 7
+SOLUTIONS_ELSEWHERE = (
+    "The text of this solution is not in the source this site was built from: the authors' "
+    "repository holds the problems and the judges' scores, and publishes the solutions on "
+    "Hugging Face (the dataset RewardMATH/RewardMATH, under this problem and solution reference)."
+)
 REPEATED_ROWS = (
     "The authors' result files of three LLM judges (chatgpt, gpt4, gpt4o) repeat their last two "
     "problems; each problem counts once here, so those three judges' numbers differ slightly "
@@ -34,10 +38,12 @@ SPEC = BenchmarkSpec(
         mrr=True,
         what="Share of problems whose correct solution scores strictly above all nine others",
     ),
-    items=(
-        ItemField("sides", "is_correct", "On the right side of the correct solution", "verdict"),
-    ),
+    items=(rewards.judged_correct("every wrong one", "the correct solution"),),
+    item_notes=rewards.ITEM_NOTES,
     item_text=("problem", "solution_reference", "steps"),
+    item_title="problem {problem_index}, solution {solution_reference}",
+    text_elsewhere=(("steps", SOLUTIONS_ELSEWHERE),),
+    headline_note=rewards.TIE_NOTE + " Acc. (ties) counts a tie as a win.",
     outputs=".outputs:import_outputs",
     reported=".reported",
     baselines=(

@@ -4,7 +4,7 @@ nine incorrect ones; a problem counts when all nine games are won. Same dataset 
 
 from __future__ import annotations
 
-from mathjudge.benchmarks import shortcuts
+from mathjudge.benchmarks import rewardmath, shortcuts
 from mathjudge.benchmarks.rewardmath import PAPER, SEED
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.presentation import Direction, ItemField, MetricGroup, MetricSpec
@@ -65,7 +65,20 @@ SPEC = BenchmarkSpec(
         ),
     ),
     items=(
-        ItemField("preferred", "correct_is_a", "Prefers A (the correct one, when won)", "verdict"),
+        ItemField(
+            "preferred",
+            "correct_is_a",
+            "Preferred solution",
+            "verdict",
+            description="The solution the judge prefers in this game, A or B; gold: where the "
+            "correct solution is shown. A game without a verdict is lost.",
+            words=("A", "B", "no verdict"),
+        ),
+    ),
+    item_title="problem {problem_index}, game {game} (against {solution_reference})",
+    text_elsewhere=(
+        ("solution_a", rewardmath.SOLUTIONS_ELSEWHERE),
+        ("solution_b", rewardmath.SOLUTIONS_ELSEWHERE),
     ),
     item_text=("problem", "solution_reference", "chosen_position", "solution_a", "solution_b"),
     outputs="mathjudge.benchmarks.rewardmath.outputs:import_outputs",

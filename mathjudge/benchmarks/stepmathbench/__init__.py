@@ -155,8 +155,23 @@ SPEC = BenchmarkSpec(
         ScopeSpec("level", "By level", "Difficulty level {}"),
     ),
     items=(
-        ItemField("score", "gold_score", "Score (0–10)", "score"),
-        ItemField("answer_correct", "gold_score_01", "Final answer correct", "binary"),
+        ItemField(
+            "score",
+            "gold_score",
+            "Score (0–10)",
+            "score",
+            description="The judge's score of the solution from 0 to 10; gold: the score the "
+            "paper's formula gives from the annotators' step labels.",
+        ),
+        ItemField(
+            "answer_correct",
+            "gold_score_01",
+            "Final answer correct",
+            "binary",
+            description="Whether the judge says the final answer is right; gold: the "
+            "annotators' verdict on the answer.",
+            words=("yes", "no", ""),
+        ),
     ),
     item_text=("question", "model_output"),
     plots=(

@@ -1,9 +1,12 @@
 /* mathjudge leaderboard: the item pages. Item data lives once per benchmark in script files
-   under data/items/<benchmark>/ (index.js, calls-K.js, text-K.js), loaded on demand with
-   <script> elements so that file:// works. Each file calls mathjudgeData(name, payload).
+   under data/items/<benchmark>/ (index.js, calls-K.js, judge-J.js, text-K.js), loaded on
+   demand with <script> elements so that file:// works. Each file calls
+   mathjudgeData(name, payload).
 
-   - The explorer (items/<benchmark>/index.html) lists every item as HTML; this script adds the
-     filters: scope columns, one judge's calls, "only where the judge disagrees with gold".
+   - The explorer (items/<benchmark>/index.html, page-2.html...) lists a page of items as HTML;
+     this script adds the filters over every item of the benchmark (scope columns, ids, one
+     judge's calls, "only where the judge disagrees with gold"), kept in the address so a
+     reload or a shared link keeps them; the item index and the judge's calls load only then.
    - The item view (items/<benchmark>/item.html#ID) shows one item: its scope values and gold
      labels, every judge's call with its reasoning, and its texts. Everything from the data is
      put in the page as text (textContent), never as markup; texts are shown by math.js, the
@@ -49,133 +52,180 @@
     return el;
   }
 
+  /* A cell with its column's name, which a phone shows before it (tables stack there). */
+  function labelled(cell, name) {
+    cell.setAttribute("data-label", name);
+    return cell;
+  }
+
   function fragment() {
     try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return null; }
   }
 
-  function chunksOf(index) {
-    var n = Math.ceil(index.items.length / index.calls_chunk);
-    var out = [];
-    for (var k = 0; k < Math.max(n, 1); k++) out.push("calls-" + k);
-    return out;
-  }
-
-  /* A judge's calls: item position -> {text, agrees (1, 0 or null)}. */
-  function callsOf(judge, blocks, index) {
-    var out = {};
-    blocks.forEach(function (block) {
-      block.judges.forEach(function (entry) {
-        if (entry[0] !== judge) return;
-        entry[1].forEach(function (cell, offset) {
-          if (cell) out[block.start + offset] = { text: callText(cell[0], block, index), agrees: cell[1] };
-        });
-      });
-    });
-    return out;
-  }
-
-  function callText(codes, block, index) {
-    return codes.map(function (code, f) {
-      if (code < 0) return null;
-      var text = block.values[f][code];
+  /* A call as text: "Label: value; Label: value" (the value alone for a one-field benchmark). */
+  function callText(texts, index) {
+    return texts.map(function (text, f) {
+      if (text === null) return null;
       return index.fields.length > 1 ? index.fields[f].label + ": " + text : text;
     }).filter(function (t) { return t !== null; }).join("; ");
   }
 
-  /* --- The explorer -------------------------------------------------------------------------- */
+  /* --- The explorer: a static page of items; with a filter, every item of the benchmark ---- */
 
   function explorer(root) {
     var base = root.getAttribute("data-base");
     var bench = root.getAttribute("data-bench");
+    var size = Number(root.getAttribute("data-page-items")) || 200;
     var form = root.querySelector("[data-item-filters]");
-    var rows = all(root, "#items tbody tr");
+    var body = root.querySelector("#items tbody");
+    var original = Array.prototype.slice.call(body.rows);  /* this page's rows, as rendered */
     var count = root.querySelector("[data-count]");
+    var initialCount = count.textContent;
+    var staticPager = root.querySelector("[data-static-pager]");
+    var pager = root.querySelector("[data-pager]");
     var judgeCells = all(root, "[data-judge-col]");
+    var heads = all(root, "#items thead th").map(function (th) { return th.textContent.trim(); });
     var facets = all(form, "select[data-facet]");
     var judge = form.querySelector("select[name=judge]");
     var disagree = form.querySelector("input[name=disagree]");
     var search = form.querySelector("input[name=q]");
     var label = form.querySelector("[data-filter-state]");
-    var calls = null;  /* of the chosen judge */
-    var chosen = "";
+    var page = 0;  /* of the items found, from 0 */
+    var token = 0;  /* the latest change: a slower load of an earlier one is dropped */
 
+    /* The filters live in the address: "#category=math&judge=2&disagree=1&q=text&page=2". */
     function fromHash() {
-      var text = fragment() || "";
-      text.split("&").forEach(function (part) {
-        var kv = part.split("=");
-        if (kv[0] === "judge" && judge && all(judge, "option").some(function (o) { return o.value === kv[1]; })) judge.value = kv[1];
-        if (kv[0] === "disagree" && disagree) disagree.checked = kv[1] === "1";
+      var state = {};
+      (location.hash.slice(1) || "").split("&").forEach(function (part) {
+        var at = part.indexOf("=");
+        if (at < 1) return;
+        try { state[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1)); } catch (e) { /* ignored */ }
       });
+      facets.forEach(function (s) {
+        var want = state[s.getAttribute("data-key")];
+        if (want !== undefined && all(s, "option").some(function (o) { return o.value === want; })) s.value = want;
+      });
+      if (judge && all(judge, "option").some(function (o) { return o.value === state.judge; })) judge.value = state.judge;
+      if (disagree) disagree.checked = state.disagree === "1";
+      if (search && state.q) search.value = state.q;
+      page = Math.max(0, (Number(state.page) || 1) - 1);
     }
 
-    function keepHash() {
+    function toHash() {
       var parts = [];
+      facets.forEach(function (s) {
+        if (s.value) parts.push(encodeURIComponent(s.getAttribute("data-key")) + "=" + encodeURIComponent(s.value));
+      });
       if (judge && judge.value) parts.push("judge=" + judge.value);
       if (disagree && disagree.checked) parts.push("disagree=1");
+      if (search && search.value.trim()) parts.push("q=" + encodeURIComponent(search.value.trim()));
+      if (parts.length && page) parts.push("page=" + (page + 1));
       history.replaceState(null, "", parts.length ? "#" + parts.join("&") : location.pathname + location.search);
     }
 
-    function withCalls(value) {
-      if (!value) return Promise.resolve(null);
-      return load(base, bench, "index").then(function (index) {
-        return Promise.all(chunksOf(index).map(function (c) { return load(base, bench, c); }))
-          .then(function (blocks) { return callsOf(Number(value), blocks, index); });
+    function active() {
+      return facets.some(function (s) { return s.value; }) || (judge && judge.value) ||
+        (disagree && disagree.checked) || (search && search.value.trim());
+    }
+
+    function describe() {
+      if (!label) return;
+      var parts = facets.filter(function (s) { return s.value; }).map(function (s) { return s.value; });
+      if (judge && judge.value) parts.push(judge.options[judge.selectedIndex].text);
+      if (disagree && disagree.checked) parts.push("disagreements");
+      if (search && search.value.trim()) parts.push("“" + search.value.trim() + "”");
+      label.textContent = parts.length ? "(" + parts.join("; ") + ")" : "";
+    }
+
+    function row(index, item, call) {
+      var tr = element("tr");
+      var th = element("th", null, "item-id");
+      th.scope = "row";
+      var link = element("a", item[0]);
+      link.href = "item.html#" + encodeURIComponent(item[0]);
+      th.appendChild(link);
+      tr.appendChild(th);
+      item[1].forEach(function (v, k) { tr.appendChild(labelled(element("td", v), heads[1 + k])); });
+      item[2].forEach(function (v, k) { tr.appendChild(labelled(element("td", v), heads[1 + item[1].length + k])); });
+      var cell = element("td", call ? callText(call[0], index) + (call[1] === 0 ? " (disagrees)" : "") : "");
+      cell.setAttribute("data-judge-col", "");
+      cell.hidden = !index.withCalls;
+      tr.appendChild(labelled(cell, "The judge's call"));
+      tr.appendChild(labelled(element("td", item[4] + " of " + item[5], "num"), "Judges wrong"));
+      if (call && call[1] === 0) tr.className = "disagree";
+      return tr;
+    }
+
+    /* Every item that passes the filters, a page of them shown. */
+    function showFound(index, calls) {
+      var needle = search ? search.value.trim().toLowerCase() : "";
+      var only = disagree && disagree.checked;
+      var found = [];
+      index.items.forEach(function (item, i) {
+        var ok = facets.every(function (s) { return !s.value || item[1][Number(s.getAttribute("data-facet"))] === s.value; });
+        ok = ok && (!needle || item[0].toLowerCase().indexOf(needle) !== -1);
+        var call = calls ? calls.calls[i] : null;
+        if (calls) ok = ok && !!call && (!only || call[1] === 0);
+        else if (only) ok = ok && item[4] > 0;
+        if (ok) found.push([item, call]);
       });
+      var pages = Math.max(1, Math.ceil(found.length / size));
+      page = Math.min(page, pages - 1);
+      var shown = found.slice(page * size, (page + 1) * size);
+      var view = { fields: index.fields, withCalls: !!calls };
+      var rows = document.createDocumentFragment();
+      shown.forEach(function (entry) { rows.appendChild(row(view, entry[0], entry[1])); });
+      body.textContent = "";
+      body.appendChild(rows);
+      judgeCells.forEach(function (c) { c.hidden = !calls; });
+      count.textContent = found.length + " of " + index.items.length + " items found" +
+        (calls ? ", with the calls of " + judge.options[judge.selectedIndex].text : "") +
+        (pages > 1 ? "; page " + (page + 1) + " of " + pages : "") + ".";
+      if (staticPager) staticPager.hidden = true;
+      pager.hidden = pages < 2;
+      pager.querySelector("[data-where]").textContent = "page " + (page + 1) + " of " + pages;
+      pager.querySelector("[data-go='-1']").disabled = page === 0;
+      pager.querySelector("[data-go='1']").disabled = page >= pages - 1;
+    }
+
+    function showStatic() {
+      body.textContent = "";
+      original.forEach(function (r) { body.appendChild(r); });
+      judgeCells.forEach(function (c) { c.hidden = true; });
+      count.textContent = initialCount;
+      if (staticPager) staticPager.hidden = false;
+      pager.hidden = true;
     }
 
     function apply() {
-      var needle = search ? search.value.trim().toLowerCase() : "";
-      var only = disagree && disagree.checked;
-      var shown = 0;
-      rows.forEach(function (row) {
-        var i = Number(row.getAttribute("data-i"));
-        var call = calls ? calls[i] : null;
-        var ok = facets.every(function (s) {
-          return !s.value || row.getAttribute("data-f" + s.getAttribute("data-facet")) === s.value;
-        });
-        ok = ok && (!needle || row.cells[0].textContent.toLowerCase().indexOf(needle) !== -1);
-        if (only) ok = ok && (calls ? !!call && call.agrees === 0 : row.getAttribute("data-wrong") === "1");
-        if (calls && !only) ok = ok && !!call;
-        row.hidden = !ok;
-        if (ok) shown += 1;
-        var cell = row.querySelector("td[data-judge-col]");
-        if (cell) {
-          cell.textContent = call ? call.text + (call.agrees === 0 ? " (disagrees)" : "") : "";
-          row.classList.toggle("disagree", !!call && call.agrees === 0);
-        }
-      });
-      judgeCells.forEach(function (c) { c.hidden = !calls; });
-      count.textContent = shown + " of " + rows.length + " items shown" +
-        (calls ? ", with the calls of " + judge.options[judge.selectedIndex].text : "");
-      if (label) {
-        var parts = facets.filter(function (s) { return s.value; }).map(function (s) { return s.value; });
-        if (calls) parts.push(judge.options[judge.selectedIndex].text);
-        if (only) parts.push("disagreements");
-        if (needle) parts.push("“" + needle + "”");
-        label.textContent = parts.length ? "(" + parts.join("; ") + ")" : "";
-      }
-      keepHash();
-    }
-
-    function changed() {
-      var want = judge ? judge.value : "";
-      if (want === chosen) { apply(); return; }
-      chosen = want;
-      count.textContent = want ? "Loading the judge's calls…" : count.textContent;
-      withCalls(want).then(function (found) {
-        if (want !== chosen) return;
-        calls = found;
-        apply();
+      describe();
+      toHash();
+      var mine = ++token;
+      if (!active()) { showStatic(); return; }
+      var chosen = judge ? judge.value : "";
+      count.textContent = "Loading…";
+      load(base, bench, "index").then(function (index) {
+        if (!chosen) return [index, null];
+        return load(base, bench, "judge-" + chosen).then(function (calls) { return [index, calls]; });
+      }).then(function (found) {
+        if (mine === token) showFound(found[0], found[1]);
       }, function (error) {
-        count.textContent = "Could not load the judge's calls (" + error.message + ").";
+        if (mine === token) count.textContent = "Could not load the items (" + error.message + ").";
       });
     }
 
     fromHash();
     form.hidden = false;
-    form.addEventListener("change", changed);
-    form.addEventListener("input", apply);
-    changed();
+    form.addEventListener("change", function () { page = 0; apply(); });
+    form.addEventListener("input", function () { page = 0; apply(); });
+    pager.addEventListener("click", function (event) {
+      var go = event.target.closest("[data-go]");
+      if (!go) return;
+      page += Number(go.getAttribute("data-go"));
+      apply();
+      root.querySelector("#items").scrollIntoView();
+    });
+    if (active()) apply();
   }
 
   /* A text (an item's, or a judge's details) as the site shows every text: paragraphs whose
@@ -206,6 +256,7 @@
       slot("texts").textContent = "";
       slot("title").textContent = heading;
       if (!id) { status("No item chosen: pick one from the item list."); return; }
+      title(id, "");  /* at once: nothing above the item moves when it loads */
       load(base, bench, "index").then(function (index) {
         var at = -1;
         for (var i = 0; i < index.items.length; i++) if (index.items[i][0] === id) { at = i; break; }
@@ -226,8 +277,11 @@
     function render(index, at, item, block) {
       var row = index.items[at];
       var id = row[0];
-      document.title = id + " · " + document.title.split(" · ").slice(-2).join(" · ");
-      slot("title").textContent = id;
+      var name = item && item.title || id;
+      var start = item && item.start || "";
+      document.title = name + (start ? ": “" + start + "”" : "") + " · " +
+        document.title.split(" · ").slice(-2).join(" · ");
+      title(name, start);
       status("");
       var previous = index.items[at - 1];
       var following = index.items[at + 1];
@@ -237,6 +291,7 @@
 
       var facts = slot("facts");
       facts.textContent = "";
+      pair(facts, "Item id", id);
       index.facets.forEach(function (name, f) { pair(facts, name.replace(/_/g, " "), row[1][f]); });
       var golds = index.fields.filter(function (f) { return f.gold; });
       golds.forEach(function (f, g) { pair(facts, "Gold: " + f.label, row[2][g], true); });
@@ -259,9 +314,9 @@
         th.scope = "row";
         if (refs[j]) th.appendChild(refs[j].cloneNode(true)); else th.textContent = index.judges[j];
         tr.appendChild(th);
-        tr.appendChild(element("td", callText(cell[0], block, index)));
-        tr.appendChild(element("td", cell[1] === null ? "—" : cell[1] ? "yes" : "no"));
-        var notes = element("td", null, "details");
+        tr.appendChild(labelled(element("td", callText(cell[0], index)), "Call"));
+        tr.appendChild(labelled(element("td", cell[1] === null ? "—" : cell[1] ? "yes" : "no"), "Agrees"));
+        var notes = labelled(element("td", null, "details"), "Reasoning and details");
         (details[j] || []).forEach(function (line) {
           var box = element("div", null, "reasoning");
           box.appendChild(element("span", line[0], "key"));
@@ -279,25 +334,76 @@
         body.appendChild(tr);
       });
       slot("calls-section").hidden = !body.firstChild;
-      if (!body.firstChild) status("No reproduced judge has a call on this item.");
+      if (!body.firstChild) status("No reproduced or converted judge has a call on this item.");
+      legend(index);
 
       var texts = slot("texts");
       index.texts.forEach(function (name, t) {
         var text = item ? item.texts[t] : "";
-        if (!text) return;
+        var elsewhere = (index.elsewhere || [])[t];
+        var empty = !text || (Array.isArray(text) && !text.length);
+        if (empty && !elsewhere) return;
         var section = element("section");
         var heading = element("h2", name.replace(/_/g, " "));
         heading.id = "text-" + t;
         section.setAttribute("aria-labelledby", heading.id);
         section.appendChild(heading);
-        var block = textBlock(text, "text");
-        block.tabIndex = 0;  /* a wide formula scrolls the block sideways: keyboard users too */
-        block.setAttribute("role", "group");
-        block.setAttribute("aria-labelledby", heading.id);
-        section.appendChild(block);
+        if (empty) {
+          section.appendChild(element("p", elsewhere, "elsewhere"));
+        } else if (Array.isArray(text)) {
+          section.appendChild(steps(text, index.first_step, heading.id));
+        } else {
+          var block = textBlock(text, "text");
+          block.tabIndex = 0;  /* a wide formula scrolls the block sideways: keyboard users too */
+          block.setAttribute("role", "group");
+          block.setAttribute("aria-labelledby", heading.id);
+          section.appendChild(block);
+        }
         texts.appendChild(section);
       });
       document.documentElement.setAttribute("data-item", id);
+    }
+
+    /* The title: the benchmark, the item's label, and the start of its text (typeset). */
+    function title(name, start) {
+      var h1 = slot("title");
+      h1.textContent = root.getAttribute("data-title") + ", " + name;
+      if (start) {
+        var quote = element("span", "“" + start + "”", "item-start");
+        h1.appendChild(quote);
+        lazyMath(quote);
+      }
+    }
+
+    /* A text held as a list (a solution's steps): numbered as the benchmark numbers them. */
+    function steps(list, first, labelledby) {
+      var box = element("ol", null, "steps text");
+      box.start = first;
+      box.tabIndex = 0;
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-labelledby", labelledby);
+      list.forEach(function (step, k) {
+        var li = element("li");
+        li.value = first + k;
+        li.appendChild(textBlock(step, "step"));
+        box.appendChild(li);
+      });
+      return box;
+    }
+
+    /* What each part of a call means, in plain words. */
+    function legend(index) {
+      var list = slot("legend");
+      list.textContent = "";
+      index.fields.forEach(function (f) {
+        list.appendChild(element("dt", f.label));
+        list.appendChild(element("dd", f.description || (f.gold ?
+          "The judge's value beside the gold label of the same name." :
+          "A value the judge's predictions hold; it is not compared with gold.")));
+      });
+      list.appendChild(element("dt", "Agrees"));
+      list.appendChild(element("dd", "Yes when the call matches the gold label on every field compared with gold; a judge's disagreements are highlighted."));
+      list.hidden = false;
     }
 
     function pagerLink(link, row, end) {

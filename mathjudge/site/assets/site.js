@@ -1,7 +1,9 @@
 /* mathjudge leaderboard: filters (sources, judge kind, model type, search, metric columns) with the glance
-   and verdicts that follow them, sortable tables, and tabs (their state in the URL).
-   Progressive enhancement only: without this script every row and panel is shown with the
-   default glance, and the controls stay hidden. */
+   and verdicts that follow them, sortable tables, and tabs.
+   The filters and the selected tab live in the address ("#q=gpt-4&kind=llm_judge&mtype=open%20LLM&scope-type"),
+   so a reload or a shared link keeps them; sources and kind also hold across the pages of one
+   visit. Progressive enhancement only: without this script every row and panel is shown with
+   the default glance, and the controls stay hidden. */
 (function () {
   "use strict";
 
@@ -13,12 +15,47 @@
     return Array.prototype.slice.call(root.querySelectorAll(selector));
   }
 
+  function element(tag, text, className) {
+    var el = document.createElement(tag);
+    if (text !== undefined && text !== null) el.textContent = text;
+    if (className) el.className = className;
+    return el;
+  }
+
   function remembered() {
     try { return JSON.parse(sessionStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
   }
 
   function remember(state) {
     try { sessionStorage.setItem(STORE, JSON.stringify(state)); } catch (e) { /* storage off */ }
+  }
+
+  /* --- The address: "key=value" parts are filter state, a bare part names a tab or anchor -- */
+
+  function readHash() {
+    var out = { state: {}, anchor: "" };
+    (location.hash.slice(1) || "").split("&").forEach(function (part) {
+      if (!part) return;
+      var text;
+      try { text = decodeURIComponent(part); } catch (e) { return; }
+      var at = part.indexOf("=");
+      if (at > 0) {
+        try { out.state[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1)); } catch (e) { /* ignored */ }
+      } else {
+        out.anchor = text;
+      }
+    });
+    return out;
+  }
+
+  function writeHash(state, anchor) {
+    var parts = [];
+    Object.keys(state).forEach(function (key) {
+      if (state[key]) parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(state[key]));
+    });
+    if (anchor) parts.push(encodeURIComponent(anchor));
+    var hash = parts.length ? "#" + parts.join("&") : "";
+    if (hash !== location.hash) history.replaceState(null, "", hash || location.pathname + location.search);
   }
 
   /* --- Filters ----------------------------------------------------------------------------- */
@@ -53,29 +90,118 @@
     return !state.q || (el.getAttribute("data-q") || "").indexOf(state.q) !== -1;
   }
 
-  /* The glance line of the state: the one listing its key, else the fallback ("*"). */
-  function showGlance(key) {
-    var groups = [];
-    all(document, ".glance-line").forEach(function (line) {
-      if (groups.indexOf(line.parentNode) === -1) groups.push(line.parentNode);
-    });
-    groups.forEach(function (group) {
-      var lines = all(group, ":scope > .glance-line");
+  function show(el, on) {
+    if (el.hidden === on) el.hidden = !on;  /* write only what changes */
+  }
+
+  /* The glance of each benchmark for the filter state: the precomputed line of its sources
+     and kind (the one listing its key, else the fallback "*"); with a search, a line composed
+     from the benchmark's results (data/glance.js, loaded on the first search). */
+  var glanceData = null;
+  var glanceWaiting = null;
+
+  function loadGlance(done) {
+    if (glanceData) { done(glanceData); return; }
+    var holder = document.querySelector("[data-glance]");
+    if (!holder) return;
+    if (!glanceWaiting) {
+      glanceWaiting = [];
+      window.mathjudgeGlance = function (payload) {
+        glanceData = payload;
+        glanceWaiting.forEach(function (f) { f(payload); });
+      };
+      var script = document.createElement("script");
+      script.src = holder.getAttribute("data-glance");
+      document.head.appendChild(script);
+    }
+    glanceWaiting.push(done);
+  }
+
+  function showGlance(state) {
+    var key = stateKey(state);
+    all(document, ".glance-group").forEach(function (group) {
+      var lines = all(group, ":scope > .glance-line:not(.search)");
       var pick = lines.filter(function (l) {
         return l.getAttribute("data-when").split(" ").indexOf(key) !== -1;
       })[0] || lines.filter(function (l) { return l.getAttribute("data-when") === "*"; })[0];
-      lines.forEach(function (l) { show(l, l === pick); });
+      var old = group.querySelector(":scope > .glance-line.search");
+      if (!state.q) {
+        if (old) old.remove();
+        lines.forEach(function (l) { show(l, l === pick); });
+        return;
+      }
+      loadGlance(function (data) {
+        var current = readState(document.querySelector("[data-filters]"));
+        if (current.q !== state.q || stateKey(current) !== key) return;  /* a later change won */
+        var line = searchLine(group, pick, data, state);
+        var stale = group.querySelector(":scope > .glance-line.search");
+        if (stale) stale.remove();
+        lines.forEach(function (l) { show(l, false); });
+        group.insertBefore(line, lines[0]);
+      });
     });
   }
 
-  function show(el, on) {
-    if (el.hidden === on) el.hidden = !on;  /* write only what changes */
+  /* One benchmark's glance under a search: its best result among those the filters let
+     through (the best ranked, else the highest value), with its standing in words. */
+  function searchLine(group, model, data, state) {
+    var bench = data.benchmarks[group.getAttribute("data-bench")] || [];
+    var found = bench.filter(function (e) {
+      return state.sources[e[2]] && (state.kind === "all" || e[3] === state.kind) && e[4].indexOf(state.q) !== -1;
+    });
+    var ranked = found.filter(function (e) { return e[5] !== null; });
+    ranked.sort(function (a, b) { return a[5] - b[5]; });
+    var best = ranked[0] || found[0];
+    var line = element("p", null, "glance-line search");
+    var title = model.querySelector(".bench");
+    if (title) { line.appendChild(title.cloneNode(true)); line.appendChild(document.createTextNode(" ")); }
+    var words = model.querySelector(".metric-words");
+    if (words) { line.appendChild(words.cloneNode(true)); line.appendChild(document.createTextNode(" ")); }
+    var quoted = "“" + state.q + "”";
+    if (!best) {
+      line.appendChild(element("span", "no match", "verdict-tag empty"));
+      line.appendChild(element("span", ": no judge shown matches " + quoted, "reason"));
+      return line;
+    }
+    var leader = element("span", null, "leader");
+    var who = element("a", best[0], "who");
+    who.href = group.getAttribute("data-root") + best[1];
+    leader.appendChild(who);
+    leader.appendChild(document.createTextNode(" "));
+    leader.appendChild(badges(best, data));
+    leader.appendChild(document.createTextNode(" "));
+    leader.appendChild(element("strong", best[8], "v"));
+    leader.appendChild(document.createTextNode(" "));
+    leader.appendChild(element("span", best[9] || "no interval", "ci-inline"));
+    if (best[10]) leader.appendChild(element("span", " n = " + best[10], "n"));
+    line.appendChild(leader);
+    line.appendChild(document.createTextNode(" "));
+    line.appendChild(element("span", "best match for " + quoted, "verdict-tag filtered"));
+    line.appendChild(element("span", ": " + best[7] + (found.length > 1 ? "; " + found.length + " results match" : ""), "reason"));
+    return line;
+  }
+
+  function badges(entry, data) {
+    var box = element("span", null, "badges");
+    var source = element("span", data.labels[entry[2]], "badge src-" + entry[2]);
+    source.title = data.titles[entry[2]];
+    box.appendChild(source);
+    if (entry[6]) {
+      box.appendChild(document.createTextNode(" "));
+      box.appendChild(element("span", "configuration: " + entry[6], "badge configuration"));
+    }
+    if (entry[11]) {
+      box.appendChild(document.createTextNode(" "));
+      box.appendChild(element("span", entry[11], "badge kind"));
+    }
+    return box;
   }
 
   function filterRows(state) {
     all(document, "[data-filtered] tbody").forEach(function (body) {
       var table = body.parentNode;
       var limit = Number(table.getAttribute("data-limit") || 0);
+      var phoneLimit = Number(table.getAttribute("data-phone-limit") || limit);
       var rows = all(body, ":scope > tr[data-prov]");
       var passing = rows.filter(function (r) { return matches(r, state); });
       var shown = limit ? passing.slice(0, limit) : passing;
@@ -83,6 +209,13 @@
         var ranked = passing.filter(function (r) { return r.hasAttribute("data-rank"); });
         ranked.sort(function (a, b) { return a.getAttribute("data-rank") - b.getAttribute("data-rank"); });
         if (ranked.length && shown.indexOf(ranked[0]) === -1) shown.push(ranked[0]);
+        var leader = ranked[0];
+        var count = 0;
+        shown.forEach(function (r) {
+          var extra = r !== leader && count >= phoneLimit;
+          r.classList.toggle("phone-extra", extra);
+          if (r !== leader) count += 1;
+        });
       }
       var keep = new Set(shown);
       rows.forEach(function (r) { show(r, keep.has(r)); });
@@ -92,15 +225,6 @@
     });
     all(document, "[data-filtered] .dot-row[data-prov]").forEach(function (row) {
       show(row, matches(row, state));
-    });
-    all(document, ".cross-cell").forEach(function (cell) {
-      var first = null;
-      all(cell, ".cand").forEach(function (c) {
-        var ok = !first && matches(c, { sources: state.sources, kind: state.kind, mtype: state.mtype, q: "" });
-        if (ok) first = c;
-        show(c, ok);
-      });
-      cell.classList.toggle("none", !first);
     });
   }
 
@@ -141,7 +265,7 @@
       sheet.id = "hidden-columns";
       document.head.appendChild(sheet);
     }
-    sheet.textContent = rules.length ? rules.join(",") + "{display:none}" : "";
+    sheet.textContent = rules.length ? rules.join(",") + "{display:none !important}" : "";
     all(document, "th[data-group]").forEach(function (th) {
       var visible = th.getAttribute("data-group").split(" ").filter(function (c) { return !off[c]; });
       show(th, visible.length > 0);
@@ -149,36 +273,64 @@
     });
   }
 
-  function makeFilters(form) {
-    var saved = remembered();
+  /* The filter state as the address keeps it: only what differs from everything shown. */
+  function stateOf(form, state) {
+    var out = {};
+    var boxes = all(form, "input[name=source]");
+    if (boxes.some(function (b) { return !b.checked; })) {
+      out.sources = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; }).join(".") || "none";
+    }
+    if (state.kind !== "all") out.kind = state.kind;
+    if (state.mtype !== "all") out.mtype = state.mtype;
+    var search = form.querySelector("input[name=q]");
+    if (search && search.value.trim()) out.q = search.value.trim();
+    var columns = all(form, "input[name=col]");
+    if (columns.length) {
+      var on = columns.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
+      if (on.length !== columns.length) out.cols = on.join(".") || "none";
+    }
+    return out;
+  }
+
+  function restore(form, saved, given) {
+    var sources = given.sources !== undefined ? given.sources.split(".") : null;
     all(form, "input[name=source]").forEach(function (box) {
-      if (saved.sources && box.value in saved.sources) box.checked = saved.sources[box.value];
+      if (sources) box.checked = sources.indexOf(box.value) !== -1;
+      else if (saved.sources && box.value in saved.sources) box.checked = saved.sources[box.value];
     });
     var kind = form.querySelector("select[name=kind]");
-    if (kind && saved.kind && all(kind, "option").some(function (o) { return o.value === saved.kind; })) {
-      kind.value = saved.kind;
-    }
+    var wanted = given.kind || saved.kind;
+    if (kind && wanted && all(kind, "option").some(function (o) { return o.value === wanted; })) kind.value = wanted;
+    var search = form.querySelector("input[name=q]");
+    if (search && given.q) search.value = given.q;
     var mtype = form.querySelector("select[name=mtype]");
-    if (mtype && saved.mtype && all(mtype, "option").some(function (o) { return o.value === saved.mtype; })) {
-      mtype.value = saved.mtype;
-    }
+    var wantedType = given.mtype || saved.mtype;
+    if (mtype && wantedType && all(mtype, "option").some(function (o) { return o.value === wantedType; })) mtype.value = wantedType;
     var columns = form.querySelector("[data-default-columns]");
-    if (columns && window.innerWidth < NARROW) {
-      var keep = columns.getAttribute("data-default-columns").split(" ");
-      all(columns, "input[name=col]").forEach(function (box) { box.checked = keep.indexOf(box.value) !== -1; });
+    var cols = given.cols !== undefined ? given.cols.split(".") : null;
+    if (columns && !cols && window.innerWidth < NARROW) cols = columns.getAttribute("data-default-columns").split(" ");
+    if (columns && cols) {
+      all(columns, "input[name=col]").forEach(function (box) { box.checked = cols.indexOf(box.value) !== -1; });
     }
+  }
+
+  function makeFilters(form) {
+    var given = readHash().state;
+    restore(form, remembered(), given);
     var label = form.querySelector("[data-filter-state]");
     function apply() {
       var state = readState(form);
-      showGlance(stateKey(state));
+      showGlance(state);
       filterRows(state);
       applyColumns(form);
       if (label) label.textContent = describe(form, state);
       remember({ sources: state.sources, kind: state.kind, mtype: state.mtype });
+      writeHash(stateOf(form, state), readHash().anchor);
     }
     form.addEventListener("change", apply);
     form.addEventListener("input", apply);
     form.hidden = false;
+    if (Object.keys(given).length) form.open = true;  /* a link with filters: show them */
     apply();
   }
 
@@ -251,11 +403,7 @@
     });
   }
 
-  /* --- Tabs: the selected one is in the URL (#scope-type), so a link or a reload keeps it. -- */
-
-  function fragment() {
-    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return ""; }
-  }
+  /* --- Tabs: the selected one is in the address beside the filters (#scope-type). --------- */
 
   function makeTabs(container) {
     var list = container.querySelector("[data-tablist]");
@@ -272,10 +420,10 @@
         panelOf(t).hidden = !on;
       });
       if (focus) tab.focus();
-      if (keep) history.replaceState(null, "", "#" + tab.getAttribute("data-tab"));
+      if (keep) writeHash(readHash().state, tab.getAttribute("data-tab"));
     }
     function fromHash() {
-      var id = fragment();
+      var id = readHash().anchor;
       if (!id) return undefined;
       return tabs.filter(function (t) {
         var panel = panelOf(t);
