@@ -123,7 +123,7 @@ def evaluate(
     submission = load_submission(
         request.predictions,
         scorer.prediction,
-        items.column("item_id").to_pylist(),
+        items.column("item_id"),
         allow_partial=request.allow_partial,
         data=request.content,
     )

@@ -31,6 +31,7 @@ class Accepted:
     table: pa.Table  # item_id, run (0 when absent), then the given prediction fields
     fields: tuple[str, ...]
     n_items: int
+    item_index: np.ndarray  # each row's position among the known items
 
 
 def _read(data: bytes, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
@@ -74,7 +75,7 @@ def _read_jsonl(data: bytes, model: type[PredictionRow]) -> pa.Table | None:
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
     )
-    table = pa_json.open_json(arrow_input(data), parse_options=options).read_all()
+    table = pa_json.read_json(arrow_input(data), parse_options=options)
     # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
     return table if table.num_rows == lines else None
 
@@ -117,11 +118,10 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
     return False  # other field types (lists, strings) are left to the row validator
 
 
-def _has_duplicates(table: pa.Table, known_items: pa.Array) -> bool:
-    """Whether an (item_id, run) pair repeats: one integer key per row, sorted (a hash
-    grouping of 10 million string keys takes gigabytes)."""
-    item = pc.index_in(table.column("item_id"), value_set=known_items).to_numpy()
-    keys = table.column("run").to_numpy().astype(np.int64) * len(known_items) + item
+def _has_duplicates(item: np.ndarray, run: pa.ChunkedArray, n_known: int) -> bool:
+    """Whether an (item, run) pair repeats: one integer key per row, sorted (a hash grouping
+    of 10 million string keys takes gigabytes)."""
+    keys = run.to_numpy().astype(np.int64) * n_known + item
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
 
@@ -166,8 +166,10 @@ def accept_table(
         return None
     if pc.min(pc.utf8_length(ids)).as_py() < 1:
         return None
-    if not pc.all(pc.is_in(ids, value_set=known_items)).as_py():
+    position = pc.index_in(ids, value_set=known_items)  # null: an unknown item
+    if position.null_count:
         return None
+    item = position.to_numpy().astype(np.int64)
 
     columns = {"item_id": ids}
     if "run" in table.column_names and _given(table.column("run")):
@@ -194,9 +196,9 @@ def accept_table(
         columns[name] = table.column(name).cast(model.arrow_types[name])
 
     out = pa.table(columns)
-    if _has_duplicates(out, known_items):
+    if _has_duplicates(item, out.column("run"), len(known_items)):
         return None
-    n_items = pc.count_distinct(ids).as_py()
+    n_items = int(np.count_nonzero(np.bincount(item, minlength=len(known_items))))
     if n_items < len(known_items) and not allow_partial:
         return None
-    return Accepted(out, fields, n_items)
+    return Accepted(out, fields, n_items, item)

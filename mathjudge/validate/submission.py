@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -54,6 +54,9 @@ class Submission:
     fields: tuple[str, ...]
     n_items: int
     n_expected: int
+    # Each row's item as its position among the dataset's items, found while validating, so
+    # that scoring need not look millions of ids up again.
+    item_index: np.ndarray
 
     @property
     def coverage(self) -> float:
@@ -141,23 +144,29 @@ def _read(path: Path) -> bytes:
     return data
 
 
+KnownItems: TypeAlias = Sequence[str] | pa.Array | pa.ChunkedArray
+
+
 def load_submission(
     predictions: Predictions,
     model: type[PredictionRow],
-    known_items: list[str],
+    known_items: KnownItems,
     *,
     allow_partial: bool = False,
     data: bytes | None = None,
 ) -> Submission:
     """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
-    dataset's `known_items`. For a file, `data` is its content when the caller has read (and
-    hashed) it already, parsed instead of reading the file, which then only names it and its
-    format; else the file is read here, once: what is hashed is what is parsed.
+    dataset's `known_items` (its item ids, in order: a list, or the Arrow column as read,
+    which a clean file never needs as Python strings). For a file, `data` is its content when
+    the caller has read (and hashed) it already, parsed instead of reading the file, which then
+    only names it and its format; else the file is read here, once: what is hashed is what is
+    parsed.
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
+    known = _known_array(known_items)
     if isinstance(predictions, PredictionRows):
-        return _load_rows(predictions, model, known_items, allow_partial)
+        return _load_rows(predictions, model, known, allow_partial)
     path = predictions
     if data is None:
         fmt = _check_file(path)
@@ -169,26 +178,31 @@ def load_submission(
             message = f"file too large: {len(data)} bytes > limit {limit} ({MAX_BYTES_ENV})"
             raise ValidationFailed([Problem(str(path), None, None, message)])
     digest = hashlib.sha256(data).hexdigest()
-    fast = columnar.accept(
-        data, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
-    )
+    fast = columnar.accept(data, fmt, model, known, allow_partial=allow_partial)
     if fast is not None:
-        return _accepted(str(path), digest, fast, len(known_items))
-    checker = _RowChecker(str(path), model, known_items, fmt)
+        return _accepted(str(path), digest, fast, len(known))
+    checker = _RowChecker(str(path), model, known.to_pylist(), fmt)
     checker.run(_records(str(path), data, fmt, model, checker))
     return _checked(str(path), digest, checker, allow_partial)
+
+
+def _known_array(known_items: KnownItems) -> pa.Array:
+    if isinstance(known_items, pa.ChunkedArray):
+        known_items = known_items.combine_chunks()
+    if isinstance(known_items, pa.Array):
+        return known_items.cast(pa.string())
+    return pa.array(known_items, pa.string())
 
 
 def _load_rows(
     given: PredictionRows,
     model: type[PredictionRow],
-    known_items: list[str],
+    known: pa.Array,
     allow_partial: bool,
 ) -> Submission:
     """Rows in memory, read where they are: a table through the columnar path first, as a
     Parquet file would be; row mappings row by row."""
     rows, name = given.rows, given.label
-    checker = _RowChecker(name, model, known_items, "parquet")
     if isinstance(rows, pa.Table):
         sha256 = _table_sha256(rows)
         wanted = [n for n in rows.column_names if n in model.model_fields]
@@ -197,14 +211,16 @@ def _load_rows(
                 rows.select(wanted),
                 rows.column_names,
                 model,
-                pa.array(known_items, pa.string()),
+                known,
                 allow_partial=allow_partial,
             )
             if fast is not None:
-                return _accepted(name, sha256, fast, len(known_items))
+                return _accepted(name, sha256, fast, len(known))
         wanted_set = set(model.model_fields)
+        checker = _RowChecker(name, model, known.to_pylist(), "parquet")
         checker.run(records.table_rows(name, rows, wanted_set, checker.report, checker.note_extra))
         return _checked(name, sha256, checker, allow_partial)
+    checker = _RowChecker(name, model, known.to_pylist(), "parquet")
     checker.run((i, dict(r) if isinstance(r, Mapping) else r) for i, r in enumerate(rows, 1))
     return _checked(name, _rows_sha256(rows), checker, allow_partial)
 
@@ -217,6 +233,7 @@ def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) 
         fields=fast.fields,
         n_items=fast.n_items,
         n_expected=n_expected,
+        item_index=fast.item_index,
     )
 
 
@@ -229,6 +246,7 @@ def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) 
         fields=fields,
         n_items=n_items,
         n_expected=len(checker.known_items),
+        item_index=checker.rows.item_index(),
     )
 
 
@@ -476,7 +494,10 @@ class _Columns:
                 values.clear()
 
     def items(self) -> set[int]:
-        return set(np.unique(np.frombuffer(self.item, dtype=np.int64)).tolist())
+        return set(np.unique(self.item_index()).tolist())
+
+    def item_index(self) -> np.ndarray:
+        return np.frombuffer(self.item, dtype=np.int64)
 
     def duplicates(self, name: str, unit: str, known: list[str]) -> _Capped:
         """Rows repeating an earlier row's (item_id, run), each naming the first one."""

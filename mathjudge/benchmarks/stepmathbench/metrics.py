@@ -111,4 +111,5 @@ SCORER = Scorer(
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,
+    stats_from_rows=True,
 )

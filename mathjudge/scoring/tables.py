@@ -1,0 +1,191 @@
+"""The dataset's items as scoring reads them, set up once per scoring.
+
+`connect` gives a DuckDB connection holding `items` (the item columns the scorer reads, the
+Arrow table itself, not a copy) and `cluster_index` (cluster -> ci over every cluster of the
+dataset, sorted: the order the bootstrap draws in), and beside it, in numpy, each item's
+cluster index and the scopes whose subset is fixed per cluster. `scored_rows` then puts
+predictions next to their items by position, in dataset order, without a join.
+
+Scopes fixed per cluster (StepMathBench's problem type, ProofBench's contest) hold whole
+clusters in each subset, so a subset's statistics per cluster are the cluster's overall ones.
+A scorer whose statistics depend on a group's rows alone (`Scorer.stats_from_rows`) gets them
+computed once, for `overall`, and the engine sums them over each subset's clusters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mathjudge.spec.scorer import Scorer
+
+
+@dataclass(frozen=True)
+class Limits:
+    """DuckDB's memory for a large scoring: past `memory` it spills to `spill_dir`."""
+
+    memory: str  # a DuckDB size, e.g. "1.5GB"
+    spill_dir: Path
+    threads: int | None = None
+
+
+MAX_BLOCKS = 4096  # blocks of clusters (see FixedScopes): more cost more than they save
+
+
+@dataclass(frozen=True)
+class FixedScopes:
+    """Scopes whose subset is the same for every item of a cluster, and the clusters in blocks
+    that agree on every one of them: `order` lists the clusters block after block, block b
+    from `bounds[b]` to `bounds[b + 1]`."""
+
+    names: tuple[str, ...]
+    subsets: tuple[list[str], ...]  # each scope's subsets
+    block_subset: np.ndarray  # (scopes, blocks): each block's subset in each scope
+    order: np.ndarray
+    bounds: np.ndarray
+
+
+@dataclass(frozen=True)
+class ScoringTables:
+    con: duckdb.DuckDBPyConnection
+    items: pa.Table  # item_id and the scorer's item columns, in dataset order
+    item_cluster: np.ndarray  # per item: its cluster index, -1 for an item without a cluster
+    n_clusters: int
+    fixed: FixedScopes | None  # scopes derived from overall (see the module note)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def matrix_rows(self) -> np.ndarray:
+        """Each cluster's row in a per-cluster matrix: the clusters in `fixed.order`, whose
+        blocks are then runs of rows, or else in cluster order."""
+        rows = np.arange(self.n_clusters)
+        if self.fixed is not None:
+            rows[self.fixed.order] = np.arange(self.n_clusters)
+        return rows
+
+
+def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> ScoringTables:
+    """The tables of the module note for `items` (the dataset's rows)."""
+    con = duckdb.connect()
+    try:
+        if limits is not None:
+            con.execute(f"SET memory_limit = {_literal(limits.memory)}")
+            con.execute(f"SET temp_directory = {_literal(str(limits.spill_dir))}")
+            con.execute("SET preserve_insertion_order = false")
+            if limits.threads is not None:
+                con.execute(f"SET threads = {int(limits.threads)}")
+        table = items.select(["item_id", *scorer.item_columns])
+        con.register("items", table)
+        con.execute(
+            f"""CREATE TEMP TABLE cluster_index AS
+                SELECT {scorer.cluster} AS cluster,
+                       row_number() OVER (ORDER BY {scorer.cluster}) - 1 AS ci
+                FROM (SELECT DISTINCT {scorer.cluster} FROM items)"""
+        )
+        clusters = con.sql("SELECT cluster FROM cluster_index ORDER BY ci").to_arrow_table()
+        values = clusters.column("cluster").cast(table.column(scorer.cluster).type)
+        # As the join on equal clusters: an item whose cluster is null has none.
+        position = pc.index_in(table.column(scorer.cluster), value_set=values, skip_nulls=True)
+        item_cluster = pc.fill_null(position, -1).to_numpy().astype(np.int32)
+        fixed = _fixed_scopes(con, table, item_cluster, scorer) if scorer.stats_from_rows else None
+    except BaseException:
+        con.close()
+        raise
+    return ScoringTables(con, table, item_cluster, len(values), fixed)
+
+
+def _fixed_scopes(
+    con: duckdb.DuckDBPyConnection, items: pa.Table, item_cluster: np.ndarray, scorer: Scorer
+) -> FixedScopes | None:
+    """The scorer's scopes whose subset (never null) is one per cluster over every item, those
+    with fewer subsets first while the blocks stay at most MAX_BLOCKS."""
+    columns = []
+    for j, expr in enumerate(scorer.scopes.values()):
+        subset = f"CAST({expr} AS VARCHAR)"
+        columns.append(
+            f"min({subset}) AS s{j}, "
+            f"min({subset}) = max({subset}) AND count({subset}) = count(*) AS fixed{j}"
+        )
+    if not columns:
+        return None
+    con.register("items_ci", items.append_column("ci", pa.array(item_cluster)))
+    try:
+        per_cluster = con.sql(
+            f"""SELECT ci, {", ".join(columns)} FROM items_ci
+                WHERE ci >= 0 GROUP BY ci ORDER BY ci"""
+        ).to_arrow_table()
+    finally:
+        con.unregister("items_ci")
+    found = []
+    for j, name in enumerate(scorer.scopes):
+        if pc.all(per_cluster.column(f"fixed{j}")).as_py():
+            encoded = pc.dictionary_encode(per_cluster.column(f"s{j}")).combine_chunks()
+            labels = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            found.append((name, encoded.dictionary.to_pylist(), labels))
+    kept: list[tuple[str, list[str], np.ndarray]] = []
+    block = np.zeros(per_cluster.num_rows, dtype=np.int64)
+    for name, subsets, labels in sorted(found, key=lambda f: len(f[1])):
+        joint = np.unique(block * len(subsets) + labels, return_inverse=True)[1]
+        if joint.max(initial=0) < MAX_BLOCKS:
+            kept.append((name, subsets, labels))
+            block = joint.astype(np.int64)
+    if not kept:
+        return None
+    order = np.argsort(block, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(block))])
+    return FixedScopes(
+        names=tuple(name for name, _, _ in kept),
+        subsets=tuple(subsets for _, subsets, _ in kept),
+        block_subset=np.stack([labels[order[bounds[:-1]]] for _, _, labels in kept]),
+        order=order,
+        bounds=bounds,
+    )
+
+
+def scored_rows(
+    tables: ScoringTables, preds: pa.Table, positions: np.ndarray | None = None
+) -> pa.Table:
+    """One row per row of `preds` whose item has a cluster, in dataset order (ties in the
+    order given): item_id, the item columns, `ci`, then the other columns of `preds`.
+    `positions`, each row's item as its position in `items`, are looked up if not given."""
+    if positions is None:
+        ids = tables.items.column("item_id")
+        found = pc.index_in(preds.column("item_id").cast(ids.type), value_set=ids)
+        if found.null_count:
+            raise ValueError("predictions name items the dataset does not have")
+        positions = found.to_numpy()
+    n = tables.items.num_rows
+    order, rows = _dataset_order(np.asarray(positions, dtype=np.int64), n)
+    keep = tables.item_cluster[rows] >= 0
+    if not keep.all():
+        order, rows = order[keep], rows[keep]
+    every_item_once = len(rows) == n and np.array_equal(rows, np.arange(n))
+    items = tables.items if every_item_once else tables.items.take(pa.array(rows))
+    out = items.append_column("ci", pa.array(tables.item_cluster[rows].astype(np.int64)))
+    given = preds.drop_columns(["item_id"]).take(pa.array(order))
+    for name, column in zip(given.column_names, given.columns, strict=True):
+        out = out.append_column(name, column)
+    return out
+
+
+def _dataset_order(positions: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """(order, rows): the rows of `positions` sorted by item, ties in the order given, and
+    their items. One row per item (the usual case) needs no sort, only a scatter."""
+    if len(positions) and np.bincount(positions, minlength=n_items).max() == 1:
+        slot = np.full(n_items, -1, dtype=np.int64)
+        slot[positions] = np.arange(len(positions))
+        rows = np.flatnonzero(slot >= 0)
+        return slot[rows], rows
+    order = np.argsort(positions, kind="stable")
+    return order, positions[order]
+
+
+def _literal(text: str) -> str:
+    """`text` as a SQL string literal (SET takes no parameters)."""
+    return "'" + text.replace("'", "''") + "'"
