@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathjudge.errors import MathJudgeError
-from mathjudge.scoring import spread
+from mathjudge.scoring import matrix, spread
 from mathjudge.scoring.bootstrap import Blocks, Interval, percentile_interval, replicate_sums
 from mathjudge.scoring.runs import aggregate_sql
 from mathjudge.scoring.tables import FixedScopes, Limits, ScoringTables, connect, scored_rows
@@ -224,92 +224,51 @@ def cluster_statistics(
     fields: tuple[str, ...],
     preds: pa.Table,
     positions: np.ndarray | None = None,
+    *,
+    on_step: Callable[[str, int], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> ClusterStats:
     """The scorer's statistics of `preds` (one row per item; `positions`: their items'
-    positions, if known) per cluster, in every group. Leaves the view `scoped` on the
-    connection (over the rows registered as `joined`)."""
-    con = tables.con
-    con.register("joined", scored_rows(tables, preds, positions))
-    fixed = set(tables.fixed.names) if tables.fixed is not None else set()
+    positions, if known) per cluster, in every group, reported as the step "statistics".
+    Leaves the view `scoped` on the connection (over the rows registered as `joined`)."""
+    con, fixed = tables.con, tables.fixed
+    rows = scored_rows(tables, preds, positions)
+    con.register("joined", rows)
+    derived_scopes = set(fixed.names) if fixed is not None else set()
     scope_rows = ["SELECT 'overall' AS scope, 'all' AS subset, * FROM joined"] + [
         f"SELECT '{name}' AS scope, CAST({expr} AS VARCHAR) AS subset, * FROM joined"
         for name, expr in scorer.scopes.items()
-        if name not in fixed
+        if name not in derived_scopes
     ]
     con.execute(f"CREATE OR REPLACE TEMP VIEW scoped AS {' UNION ALL '.join(scope_rows)}")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE cluster_stats AS {scorer.stats_sql(fields)}")
-    try:
-        return _matrix(tables, scorer)
-    finally:
-        con.execute("DROP TABLE cluster_stats")
-
-
-def _matrix(tables: ScoringTables, scorer: Scorer) -> ClusterStats:
-    """The statistics in `cluster_stats` as a clusters x groups x statistics matrix, read a
-    batch of rows at a time; the groups of fixed scopes from the overall ones."""
-    con, fixed = tables.con, tables.fixed
     order = ["overall", *scorer.scopes]
 
     def key(g: tuple[str, str]) -> tuple[int, str, tuple[int | str, ...]]:
         return (order.index(g[0]) if g[0] in order else len(order), g[0], _natural(g[1]))
 
-    found = con.execute("SELECT DISTINCT scope, subset FROM cluster_stats").fetchall()
-    computed: list[tuple[str, str]] = sorted((tuple(g) for g in found), key=key)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE group_index (scope VARCHAR, subset VARCHAR, gi INTEGER)"
-    )
-    con.executemany(
-        "INSERT INTO group_index VALUES (?, ?, ?)", [[*g, i] for i, g in enumerate(computed)]
-    )
-    fixed_columns = ("scope", "subset", "ci", "n_items")
-    names = [c for c in con.sql("SELECT * FROM cluster_stats").columns if c not in fixed_columns]
-    n_clusters = tables.n_clusters
-    row_of = tables.matrix_rows()
-    matrix = np.zeros((n_clusters, len(computed), len(names)))
-    n_items = np.zeros(len(computed))
-    per_row = np.zeros(n_clusters)  # the overall items of each row's cluster
-    overall = computed.index(OVERALL) if OVERALL in computed else -1
-    batches = con.sql(
-        f"""SELECT ci, gi, n_items, {", ".join(names)}
-            FROM cluster_stats JOIN group_index USING (scope, subset)"""
-    ).to_arrow_reader(1 << 17)
-    for batch in batches:
-        row = row_of[batch.column("ci").to_numpy()]
-        gi = batch.column("gi").to_numpy().astype(np.int64)
-        count = _floats(batch.column("n_items"))
-        matrix[row, gi, :] = np.column_stack([_floats(batch.column(n)) for n in names])
-        n_items += np.bincount(gi, weights=count, minlength=len(computed))
-        per_row[row[gi == overall]] = count[gi == overall]
-    con.execute("DROP TABLE group_index")
+    filled = matrix.read(tables, scorer, fields, rows, key, on_step, on_progress)
     derived: list[tuple[tuple[str, str], np.ndarray, float]] = []
-    if fixed is not None and overall >= 0:
-        per_block = np.add.reduceat(per_row, fixed.bounds[:-1]) if n_clusters else per_row
+    if fixed is not None and tables.n_clusters and OVERALL in filled.groups:
+        per_block = np.add.reduceat(filled.row_items, fixed.bounds[:-1])
         for j, scope in enumerate(fixed.names):
             for s, subset in enumerate(fixed.subsets[j]):
                 which = np.flatnonzero(fixed.block_subset[j] == s)
                 if per_block[which].sum() > 0:
-                    derived.append(((scope, subset), which, per_block[which].sum()))
-    groups = sorted([*computed, *(g for g, _, _ in derived)], key=key)
+                    derived.append(((scope, subset), which, float(per_block[which].sum())))
+    groups = sorted([*filled.groups, *(g for g, _, _ in derived)], key=key)
     position = {g: i for i, g in enumerate(groups)}
-    all_items = np.zeros(len(groups))
-    all_items[[position[g] for g in computed]] = n_items
+    n_items = np.zeros(len(groups))
+    n_items[[position[g] for g in filled.groups]] = filled.n_items
     for g, _, items in derived:
-        all_items[position[g]] = items
+        n_items[position[g]] = items
     return ClusterStats(
         groups,
-        names,
-        all_items.astype(int),
-        matrix.reshape(n_clusters, -1),
+        filled.names,
+        n_items.astype(int),
+        filled.matrix.reshape(tables.n_clusters, -1),
         fixed,
         [(position[g], which) for g, which, _ in derived],
     )
-
-
-def _floats(column: pa.Array) -> np.ndarray:
-    """A statistic as float64, null as 0 (as DuckDB's numpy fetch reads it). Arrow casts: a
-    count's HUGEINT arrives as a decimal, which numpy would turn into Python objects."""
-    values = pc.fill_null(column.cast(pa.float64(), safe=False), 0.0)
-    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def _rows(
@@ -408,11 +367,13 @@ def score(
     seed: int,
     options: dict[str, str] | None = None,
     on_progress: Callable[[int], None] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
     limits: Limits | None = None,
 ) -> Scored:
     """The scores of a validated `submission` on `items`: point estimates, percentile CIs from
     `n_boot` cluster-bootstrap replicates drawn with `seed`, and the spread across runs.
-    `limits` bound DuckDB's memory (see `tables.Limits`)."""
+    `on_progress` counts the replicates; with `on_step`, called as each long step starts (its
+    description and total), it counts every step's units. `limits` bound DuckDB's memory."""
     table = submission.table
     fields = scorer.fields_of(submission.fields)
     options = resolve_options(scorer, options)
@@ -422,7 +383,15 @@ def score(
         # The validated rows themselves where they are one per item: their positions are known.
         same_rows = scorer.reducer is None and _one_per_item(table, scorer, fields)
         positions = submission.item_index if same_rows else None
-        stats = cluster_statistics(tables, scorer, fields, preds, positions)
+        stats = cluster_statistics(
+            tables,
+            scorer,
+            fields,
+            preds,
+            positions,
+            on_step=on_step,
+            on_progress=on_progress if on_step is not None else None,
+        )
         # Optional hook: tables computed from `scoped` that are not metrics with CIs.
         extras = scorer.extras(tables.con, fields) if scorer.extras is not None else {}
         spread = _run_spread(tables, scorer, fields, table, options) if _n_runs(table) > 1 else []
@@ -430,6 +399,8 @@ def score(
         tables.close()
     names = scorer.metric_names(fields)
     point = stats.metrics(scorer, fields, stats.totals)
+    if on_step is not None:
+        on_step("bootstrap", n_boot)
     (sums,) = replicates([stats], n_boot, seed, on_progress)
     replicated = stats.metrics(scorer, fields, sums)
     # Counts (e.g. problems where a statistic is defined) are facts of the data, not estimates.

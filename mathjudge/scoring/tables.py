@@ -82,54 +82,64 @@ def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> Sc
                 con.execute(f"SET threads = {int(limits.threads)}")
         table = items.select(["item_id", *scorer.item_columns])
         con.register("items", table)
-        con.execute(
-            f"""CREATE TEMP TABLE cluster_index AS
-                SELECT {scorer.cluster} AS cluster,
-                       row_number() OVER (ORDER BY {scorer.cluster}) - 1 AS ci
-                FROM (SELECT DISTINCT {scorer.cluster} FROM items)"""
-        )
-        clusters = con.sql("SELECT cluster FROM cluster_index ORDER BY ci").to_arrow_table()
-        values = clusters.column("cluster").cast(table.column(scorer.cluster).type)
-        # As the join on equal clusters: an item whose cluster is null has none.
-        position = pc.index_in(table.column(scorer.cluster), value_set=values, skip_nulls=True)
-        item_cluster = pc.fill_null(position, -1).to_numpy().astype(np.int32)
-        fixed = _fixed_scopes(con, table, item_cluster, scorer) if scorer.stats_from_rows else None
+        item_cluster, n_clusters = _cluster_index(con, table.column(scorer.cluster))
+        fixed = None
+        if scorer.stats_from_rows:
+            fixed = _fixed_scopes(con, item_cluster, n_clusters, scorer)
     except BaseException:
         con.close()
         raise
-    return ScoringTables(con, table, item_cluster, len(values), fixed)
+    return ScoringTables(con, table, item_cluster, n_clusters, fixed)
+
+
+def _cluster_index(
+    con: duckdb.DuckDBPyConnection, cluster: pa.ChunkedArray
+) -> tuple[np.ndarray, int]:
+    """Each item's cluster index and the number of clusters, leaving the table `cluster_index`:
+    the distinct clusters (null too, if an item has none) in DuckDB's sort order. The column
+    is hashed once (dictionary-encoded); only its distinct values are sorted."""
+    encoded = pc.dictionary_encode(cluster).combine_chunks()
+    distinct = encoded.dictionary
+    if encoded.null_count:  # as SELECT DISTINCT: null is a cluster, whose items join none
+        distinct = pa.concat_arrays([distinct, pa.nulls(1, distinct.type)])
+    positions = pa.table({"cluster": distinct, "slot": np.arange(len(distinct))})
+    con.register("distinct_clusters", positions)
+    try:
+        con.execute(
+            """CREATE TEMP TABLE cluster_index AS
+               SELECT cluster, row_number() OVER (ORDER BY cluster) - 1 AS ci, slot
+               FROM distinct_clusters"""
+        )
+    finally:
+        con.unregister("distinct_clusters")
+    ranked = con.sql("SELECT slot, ci FROM cluster_index").fetchnumpy()
+    rank = np.empty(len(distinct), dtype=np.int32)
+    rank[np.asarray(ranked["slot"])] = np.asarray(ranked["ci"])
+    con.execute("ALTER TABLE cluster_index DROP COLUMN slot")
+    indices = pc.fill_null(encoded.indices, -1).to_numpy()
+    item_cluster = np.where(indices >= 0, rank[np.maximum(indices, 0)], -1).astype(np.int32)
+    return item_cluster, len(distinct)
 
 
 def _fixed_scopes(
-    con: duckdb.DuckDBPyConnection, items: pa.Table, item_cluster: np.ndarray, scorer: Scorer
+    con: duckdb.DuckDBPyConnection, item_cluster: np.ndarray, n_clusters: int, scorer: Scorer
 ) -> FixedScopes | None:
     """The scorer's scopes whose subset (never null) is one per cluster over every item, those
     with fewer subsets first while the blocks stay at most MAX_BLOCKS."""
-    columns = []
-    for j, expr in enumerate(scorer.scopes.values()):
-        subset = f"CAST({expr} AS VARCHAR)"
-        columns.append(
-            f"min({subset}) AS s{j}, "
-            f"min({subset}) = max({subset}) AND count({subset}) = count(*) AS fixed{j}"
-        )
-    if not columns:
-        return None
-    con.register("items_ci", items.append_column("ci", pa.array(item_cluster)))
-    try:
-        per_cluster = con.sql(
-            f"""SELECT ci, {", ".join(columns)} FROM items_ci
-                WHERE ci >= 0 GROUP BY ci ORDER BY ci"""
-        ).to_arrow_table()
-    finally:
-        con.unregister("items_ci")
+    clustered = item_cluster >= 0
     found = []
-    for j, name in enumerate(scorer.scopes):
-        if pc.all(per_cluster.column(f"fixed{j}")).as_py():
-            encoded = pc.dictionary_encode(per_cluster.column(f"s{j}")).combine_chunks()
-            labels = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            found.append((name, encoded.dictionary.to_pylist(), labels))
+    for name, expr in scorer.scopes.items():
+        subset = con.sql(f"SELECT CAST({expr} AS VARCHAR) AS s FROM items").to_arrow_table()
+        encoded = pc.dictionary_encode(subset.column("s")).combine_chunks()
+        if encoded.null_count:
+            continue
+        codes = encoded.indices.to_numpy()[clustered]
+        label = np.zeros(n_clusters, dtype=np.int64)
+        label[item_cluster[clustered]] = codes  # some item's subset, for each cluster
+        if np.array_equal(label[item_cluster[clustered]], codes):  # every item's, then
+            found.append((name, encoded.dictionary.to_pylist(), label))
     kept: list[tuple[str, list[str], np.ndarray]] = []
-    block = np.zeros(per_cluster.num_rows, dtype=np.int64)
+    block = np.zeros(n_clusters, dtype=np.int64)
     for name, subsets, labels in sorted(found, key=lambda f: len(f[1])):
         joint = np.unique(block * len(subsets) + labels, return_inverse=True)[1]
         if joint.max(initial=0) < MAX_BLOCKS:
@@ -138,7 +148,7 @@ def _fixed_scopes(
     if not kept:
         return None
     order = np.argsort(block, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(block))])
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(block, minlength=1))])
     return FixedScopes(
         names=tuple(name for name, _, _ in kept),
         subsets=tuple(subsets for _, subsets, _ in kept),

@@ -25,6 +25,8 @@ from mathjudge.arrowbytes import arrow_input
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 from mathjudge.validate import precheck
 
+PARSE_PIECE = 64 << 20  # bytes of a JSON lines file parsed at once
+
 
 @dataclass(frozen=True)
 class Accepted:
@@ -75,7 +77,15 @@ def _read_jsonl(data: bytes, model: type[PredictionRow]) -> pa.Table | None:
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
     )
-    table = pa_json.read_json(arrow_input(data), parse_options=options)
+    # A piece at a time: Arrow needs its own copy of the bytes it parses (see `arrow_input`),
+    # and a copy of a whole file of a gigabyte would double the memory validation takes.
+    tables = [
+        pa_json.read_json(arrow_input(piece), parse_options=options)
+        for piece in precheck.line_pieces(data, PARSE_PIECE)
+    ]
+    if any(t.schema != tables[0].schema for t in tables[1:]):
+        return None  # a field the model does not know, typed apart in two pieces
+    table = pa.concat_tables(tables)
     # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
     return table if table.num_rows == lines else None
 
