@@ -93,11 +93,12 @@ def evaluate_file(
     benchmark: str, path: Path, judge: str, *, datasets_dir: Path, **settings: Any
 ) -> EvaluationResult:
     """`evaluate` of the predictions file `path`; `settings` are the request's other fields
-    (`allow_partial`, `n_boot`, `meta`, ...) and `on_progress`. For tests, scripts and
+    (`allow_partial`, `n_boot`, `meta`, ...), `on_progress` and `on_step`. For tests, scripts and
     `leaderboard sync`, which score files."""
     on_progress = settings.pop("on_progress", None)
+    on_step = settings.pop("on_step", None)
     request = EvaluationRequest(benchmark, path, judge, datasets=datasets_dir, **settings)
-    return evaluate(request, on_progress=on_progress)
+    return evaluate(request, on_progress=on_progress, on_step=on_step)
 
 
 def evaluate(

@@ -129,9 +129,13 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
 
 
 def _has_duplicates(item: np.ndarray, run: pa.ChunkedArray, n_known: int) -> bool:
-    """Whether an (item, run) pair repeats: one integer key per row, sorted (a hash grouping
-    of 10 million string keys takes gigabytes)."""
-    keys = run.to_numpy().astype(np.int64) * n_known + item
+    """Whether an (item, run) pair repeats: within one run, an item counted twice; across
+    runs, one integer key per row, sorted (a hash grouping of 10 million string keys takes
+    gigabytes)."""
+    runs = run.to_numpy()
+    if len(runs) and runs.min() == runs.max():
+        return bool(np.bincount(item, minlength=n_known).max(initial=0) > 1)
+    keys = runs.astype(np.int64) * n_known + item
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
 
@@ -191,7 +195,7 @@ def accept_table(
             return None
         columns["run"] = run.cast(pa.int32())
     else:
-        columns["run"] = pa.chunked_array([pa.array([0] * table.num_rows, pa.int32())])
+        columns["run"] = pa.chunked_array([pa.array(np.zeros(table.num_rows, np.int32))])
 
     fields = tuple(
         name
