@@ -11,7 +11,9 @@ import random
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from conftest import FIXTURES, write_jsonl
@@ -251,3 +253,16 @@ def test_json_lines_in_pieces_equal_one_piece(
     with pytest.raises(ValidationFailed) as raised:
         load_submission(bad, model, known)
     assert "confidence" in str(raised.value) and "unknown column" in str(raised.value)
+
+
+def test_per_item_values_come_back_in_item_order() -> None:
+    """A scope's subset per item, through a parallel scan free to reorder rows (as DuckDB may
+    with several threads and large inputs): each value lands on its own item."""
+    n = 400_000  # several of DuckDB's row groups, scanned by several threads
+    items = pa.table({"level": pa.array(np.arange(n) % 7, pa.int8())})
+    con = duckdb.connect()
+    con.execute("SET threads = 4")
+    con.execute("SET preserve_insertion_order = false")
+    con.register("items", items)
+    got = tables._per_item(con, items, "CAST(level AS VARCHAR)")
+    assert got.to_pylist() == [str(k % 7) for k in range(n)]

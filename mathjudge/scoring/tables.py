@@ -74,10 +74,12 @@ def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> Sc
     """The tables of the module note for `items` (the dataset's rows)."""
     con = duckdb.connect()
     try:
+        # DuckDB's own bar would be printed on stdout, into the command's output; the steps of
+        # an evaluation have theirs (`on_step`).
+        con.execute("SET enable_progress_bar = false")
         if limits is not None:
             con.execute(f"SET memory_limit = {_literal(limits.memory)}")
             con.execute(f"SET temp_directory = {_literal(str(limits.spill_dir))}")
-            con.execute("SET preserve_insertion_order = false")
             if limits.threads is not None:
                 con.execute(f"SET threads = {int(limits.threads)}")
         table = items.select(["item_id", *scorer.item_columns])
@@ -85,7 +87,7 @@ def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> Sc
         item_cluster, n_clusters = _cluster_index(con, table.column(scorer.cluster))
         fixed = None
         if scorer.stats_from_rows:
-            fixed = _fixed_scopes(con, item_cluster, n_clusters, scorer)
+            fixed = _fixed_scopes(con, table, item_cluster, n_clusters, scorer)
     except BaseException:
         con.close()
         raise
@@ -121,16 +123,34 @@ def _cluster_index(
     return item_cluster, len(distinct)
 
 
+def _per_item(con: duckdb.DuckDBPyConnection, items: pa.Table, expr: str) -> pa.Array:
+    """`expr` over the item columns, in item order (a parallel scan returns rows in any order:
+    each row carries its position)."""
+    at = items.append_column("item_row", pa.array(np.arange(items.num_rows, dtype=np.int64)))
+    con.register("items_at", at)
+    try:
+        got = con.sql(f"SELECT item_row, {expr} AS value FROM items_at").to_arrow_table()
+    finally:
+        con.unregister("items_at")
+    where = np.empty(items.num_rows, dtype=np.int64)  # each item's row in `got`
+    where[got.column("item_row").to_numpy()] = np.arange(items.num_rows)
+    return got.column("value").combine_chunks().take(pa.array(where))
+
+
 def _fixed_scopes(
-    con: duckdb.DuckDBPyConnection, item_cluster: np.ndarray, n_clusters: int, scorer: Scorer
+    con: duckdb.DuckDBPyConnection,
+    items: pa.Table,
+    item_cluster: np.ndarray,
+    n_clusters: int,
+    scorer: Scorer,
 ) -> FixedScopes | None:
     """The scorer's scopes whose subset (never null) is one per cluster over every item, those
     with fewer subsets first while the blocks stay at most MAX_BLOCKS."""
     clustered = item_cluster >= 0
     found = []
     for name, expr in scorer.scopes.items():
-        subset = con.sql(f"SELECT CAST({expr} AS VARCHAR) AS s FROM items").to_arrow_table()
-        encoded = pc.dictionary_encode(subset.column("s")).combine_chunks()
+        subset = _per_item(con, items, f"CAST({expr} AS VARCHAR)")
+        encoded = pc.dictionary_encode(subset)
         if encoded.null_count:
             continue
         codes = encoded.indices.to_numpy()[clustered]
