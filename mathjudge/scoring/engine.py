@@ -1,10 +1,13 @@
 """Score a validated submission: DuckDB computes per-cluster statistics, numpy bootstraps them.
 
-The engine builds the table `scoped`: one row per (scope, subset, item) with the item's columns,
+The engine builds the view `scoped`: one row per (scope, subset, item) with the item's columns,
 its cluster index `ci` (clusters = every cluster of the dataset, sorted) and the submission's
-run-combined prediction fields. The benchmark's `Scorer` (see `spec.scorer`) turns `scoped`
-into additive per-(scope, subset, cluster) statistics with one SQL query and maps summed
-statistics to metric values with `finalize`; everything else here is shared by every benchmark.
+run-combined prediction fields (`scoring.tables` puts predictions beside their items). The
+benchmark's `Scorer` (see `spec.scorer`) turns `scoped` into additive per-(scope, subset,
+cluster) statistics with one SQL query (`scoring.matrix` reads them into a matrix) and maps
+summed statistics to metric values with `finalize`; everything else here is shared by every
+benchmark. Scopes fixed per cluster are derived from `overall` where the scorer allows it
+(`Scorer.stats_from_rows`): see `ClusterStats`.
 
 Runs are combined by the reducer the user names (`--runs-agg`, field by field) unless the
 scorer has its own (`Scorer.reducer`); a scorer's `options` (allowed values, the first the
@@ -133,12 +136,12 @@ def replicates(
     if any(s.fixed is not fixed for s in stats):
         raise ValueError("statistics of different scoring tables cannot share resamples")
     offsets = np.cumsum([0, *(s.matrix.shape[1] for s in stats)]).tolist()
-    matrix = stats[0].matrix if len(stats) == 1 else np.hstack([s.matrix for s in stats])
+    side_by_side = stats[0].matrix if len(stats) == 1 else np.hstack([s.matrix for s in stats])
     columns = [s.block_columns(at) for s, at in zip(stats, offsets, strict=False)]
     blocks = None
     if fixed is not None and any(len(c) for c in columns):
         blocks = Blocks(fixed.order, fixed.bounds, np.concatenate(columns))
-    sums = replicate_sums(matrix, n_boot, seed, on_progress, blocks)
+    sums = replicate_sums(side_by_side, n_boot, seed, on_progress, blocks)
     per_block = None
     if blocks is not None:
         per_block = sums[:, offsets[-1] :].reshape(n_boot, blocks.n_blocks, len(blocks.columns))

@@ -57,7 +57,9 @@ def read(
     if scorer.stats_from_rows:
         found = con.execute("SELECT DISTINCT scope, subset FROM scoped").fetchall()
         fill = _Fill(tables, sorted((tuple(g) for g in found), key=key), names)
-        pieces = _cluster_slices(rows.select(_read_columns(rows, sql, scorer)))
+        derived = tables.fixed.names if tables.fixed is not None else ()
+        in_view = [expr for name, expr in scorer.scopes.items() if name not in derived]
+        pieces = _cluster_slices(rows.select(_read_columns(rows, sql, in_view)))
         if on_step is not None:
             on_step("statistics", len(pieces))
         for piece in pieces:
@@ -79,11 +81,15 @@ def read(
     return fill.done()
 
 
-def _read_columns(rows: pa.Table, sql: str, scorer: Scorer) -> list[str]:
-    """The columns of `rows` the statistics can read: `ci` and those the SQL or a scope names
-    (every one if the SQL selects `*` or COLUMNS), so slices copy no more than that."""
-    named = " ".join([sql, *scorer.scopes.values()])
-    if "*" in sql or "COLUMNS(" in sql.upper():
+# A star that selects columns (`SELECT *`, `, *`, `t.*`) or COLUMNS(...), not a product or count(*).
+_EVERY_COLUMN = re.compile(r"(?:\bSELECT|,)\s*(?:DISTINCT\s+)?\*|\.\*|\bCOLUMNS\s*\(", re.I)
+
+
+def _read_columns(rows: pa.Table, sql: str, scopes: list[str]) -> list[str]:
+    """The columns of `rows` the statistics can read: `ci` and those the SQL or a scope of the
+    view (`scopes`) names (every one if the SQL selects them all), so slices copy no more."""
+    named = " ".join([sql, *scopes])
+    if _EVERY_COLUMN.search(sql):
         return list(rows.column_names)
     return [c for c in rows.column_names if c == "ci" or re.search(rf"\b{re.escape(c)}\b", named)]
 

@@ -31,10 +31,11 @@ class Limits:
 
     memory: str  # a DuckDB size, e.g. "1.5GB"
     spill_dir: Path
-    threads: int | None = None
 
 
-MAX_BLOCKS = 4096  # blocks of clusters (see FixedScopes): more cost more than they save
+# Blocks of clusters at most (see FixedScopes): each costs a matrix product per chunk of
+# bootstrap replicates, so a scope with thousands of subsets is computed, not derived.
+MAX_BLOCKS = 4096
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,6 @@ def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> Sc
         if limits is not None:
             con.execute(f"SET memory_limit = {_literal(limits.memory)}")
             con.execute(f"SET temp_directory = {_literal(str(limits.spill_dir))}")
-            if limits.threads is not None:
-                con.execute(f"SET threads = {int(limits.threads)}")
         table = items.select(["item_id", *scorer.item_columns])
         con.register("items", table)
         item_cluster, n_clusters = _cluster_index(con, table.column(scorer.cluster))
