@@ -46,6 +46,7 @@ class Measured:
     wall: float
     cpu: float  # user + system seconds of every thread: what other load does not inflate much
     phases: dict[str, float]  # seconds
+    phases_cpu: dict[str, float]  # CPU seconds of every thread while the phase ran
     phase_rss_mb: dict[str, float]  # highest RSS seen while the phase ran (innermost phase)
     rss_before_mb: float  # before the call: the interpreter and mathjudge's imports
     rss_peak_mb: float  # ru_maxrss: the whole process, the call included
@@ -83,7 +84,11 @@ class _Rss:
 
 @contextlib.contextmanager
 def _instrumented(
-    targets: list[tuple[Any, str, str]], rss: _Rss, phases: dict[str, float], kept: dict[str, Any]
+    targets: list[tuple[Any, str, str]],
+    rss: _Rss,
+    phases: dict[str, float],
+    phases_cpu: dict[str, float],
+    kept: dict[str, Any],
 ) -> Iterator[None]:
     """Wrap the targets: time each call, keep its result, label the RSS samples."""
 
@@ -91,11 +96,12 @@ def _instrumented(
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             rss.stack.append(label)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 out = fn(*args, **kwargs)
             finally:
                 phases[label] = phases.get(label, 0.0) + time.perf_counter() - start
+                phases_cpu[label] = phases_cpu.get(label, 0.0) + time.process_time() - cpu
                 rss.stack.pop()
             kept[label] = out
             return out
@@ -139,10 +145,11 @@ def evaluate(
             targets.append((owner, name, label))
     rss = _Rss()
     phases: dict[str, float] = {}
+    phases_cpu: dict[str, float] = {}
     kept: dict[str, Any] = {}
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     load_start = os.getloadavg()[0]
-    with _instrumented(targets, rss, phases, kept):
+    with _instrumented(targets, rss, phases, phases_cpu, kept):
         start, cpu_start = time.perf_counter(), time.process_time()
         result = evaluator.evaluate_file(
             benchmark, predictions, JUDGE, datasets_dir=datasets_dir, n_boot=n_boot, seed=boot_seed
@@ -159,6 +166,7 @@ def evaluate(
         wall=wall,
         cpu=cpu,
         phases=phases,
+        phases_cpu=phases_cpu,
         phase_rss_mb=rss.peak,
         rss_before_mb=before,
         rss_peak_mb=peak,
@@ -172,16 +180,19 @@ def evaluate(
     )
 
 
-def phase_rows(m: Measured) -> list[tuple[str, float, float, int]]:
-    """(label, seconds, peak RSS MB, depth) for the report: the top-level phases and, inside
-    `score`, its steps; what the wrapped functions do not cover is shown as the rest."""
-    p, r = m.phases, m.phase_rss_mb
+def phase_rows(m: Measured) -> list[tuple[str, float, float, float, int]]:
+    """(label, seconds, CPU seconds, peak RSS MB, depth) for the report: the top-level phases
+    and, inside `score`, its steps; what the wrapped functions do not cover is shown as the
+    rest."""
+    p, c, r = m.phases, m.phases_cpu, m.phase_rss_mb
     inner = [name for _, name, _ in PHASES if name not in TOP and name in p]
-    rows = [(name, p.get(name, 0.0), r.get(name, 0.0), 1) for name in TOP[:3]]
-    rows.append(("score", p.get("score", 0.0), r.get("score", 0.0), 1))
-    rows += [(name, p[name], r.get(name, 0.0), 2) for name in inner]
+    rows = [(name, p.get(name, 0.0), c.get(name, 0.0), r.get(name, 0.0), 1) for name in TOP[:3]]
+    rows.append(("score", p.get("score", 0.0), c.get("score", 0.0), r.get("score", 0.0), 1))
+    rows += [(name, p[name], c[name], r.get(name, 0.0), 2) for name in inner]
     rest = p.get("score", 0.0) - sum(p[name] for name in inner)
-    rows.append(("finalize, percentiles, rows", rest, r.get("score", 0.0), 2))
+    rest_cpu = c.get("score", 0.0) - sum(c[name] for name in inner)
+    rows.append(("finalize, percentiles, rows", rest, rest_cpu, r.get("score", 0.0), 2))
     other = m.wall - sum(p.get(name, 0.0) for name in TOP)
-    rows.append(("other (sha256, result)", other, r.get("(outside)", 0.0), 1))
+    other_cpu = m.cpu - sum(c.get(name, 0.0) for name in TOP)
+    rows.append(("other (sha256, result)", other, other_cpu, r.get("(outside)", 0.0), 1))
     return rows

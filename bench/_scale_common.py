@@ -375,9 +375,9 @@ def report(
     print("\n== mathjudge: evaluate_file (a fresh process) ==")
     print(f"{'wall time':40s} {mj.wall:9.2f} s")
     print(f"{'cpu time (all threads)':40s} {mj.cpu:9.2f} s")
-    print(f"{'  phase':40s} {'seconds':>9s}   peak RSS while it ran")
-    for label, seconds, rss, depth in _measure.phase_rows(mj):
-        print(f"{'  ' * depth + label:40s} {seconds:9.2f} s {rss:7.0f} MB")
+    print(f"{'  phase':40s} {'wall':>9s}   {'cpu':>7s}   peak RSS while it ran")
+    for label, seconds, cpu, rss, depth in _measure.phase_rows(mj):
+        print(f"{'  ' * depth + label:40s} {seconds:9.2f} s {cpu:7.2f} s {rss:7.0f} MB")
     print(
         f"{'peak RSS (ru_maxrss)':40s} {mj.rss_peak_mb:9.0f} MB  "
         f"(imports, before the call: {mj.rss_before_mb:.0f} MB)"
