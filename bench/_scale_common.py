@@ -7,9 +7,7 @@ Not a library module: imported by the scripts in this folder (run from the repos
 
 from __future__ import annotations
 
-import contextlib
 import cProfile
-import dataclasses
 import functools
 import hashlib
 import io
@@ -18,22 +16,20 @@ import os
 import pstats
 import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import _measure
 import numpy as np
 import pandas as pd
+from _measure import JUDGE, Measured
 
-from mathjudge.dataio import reader as dataset
-from mathjudge.scoring import bootstrap, engine, evaluator
-from mathjudge.spec.results import Evaluation
-from mathjudge.spec.scorer import Scorer
+from mathjudge.scoring import bootstrap, evaluator
 
-JUDGE = "bench"
 TARGET_SPEEDUP = 100.0
 RTOL = 1e-9
 
@@ -96,16 +92,6 @@ def in_child(fn: Callable[..., Any], *args: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # mathjudge
 
-# (owner, attribute, phase label): the library functions `evaluate_file` goes through.
-PHASES: list[tuple[Any, str, str]] = [
-    (evaluator, "open_dataset", "open_dataset"),
-    (dataset.BuiltDataset, "item_ids", "item_ids"),
-    (evaluator, "load_submission", "load_submission"),
-    (evaluator, "score", "score"),
-    (engine, "cluster_statistics", "cluster_statistics"),
-    (engine, "replicate_sums", "replicate_sums"),
-]
-
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
@@ -116,87 +102,18 @@ def print_load() -> None:
     print(f"load average before the runs: {load} ({os.cpu_count()} CPUs)")
 
 
-@dataclass
-class MathjudgeRun:
-    wall: float
-    cpu: float  # user + system seconds of every thread: what other load does not inflate much
-    phases: dict[str, float]
-    rss_before_mb: float
-    rss_peak_mb: float
-    result: Evaluation
-    groups: list[Group]
-    replicates: dict[str, np.ndarray]  # metric -> (B, groups), as `score` computed them
-
-
-@contextlib.contextmanager
-def instrumented(
-    phases: dict[str, float], captured: dict[str, Any], targets: list[tuple[Any, str, str]]
-) -> Iterator[None]:
-    """Time (and keep the result of) the library functions `evaluate_file` goes through.
-
-    Patches the names where they are looked up at call time and restores them afterwards; the
-    wrappers add a few microseconds per call, nothing per row.
-    """
-
-    def timed(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            out = fn(*args, **kwargs)
-            phases[label] = phases.get(label, 0.0) + time.perf_counter() - start
-            captured[label] = out
-            return out
-
-        return wrapper
-
-    def put(owner: Any, name: str, value: Any) -> None:
-        # A scorer is a frozen dataclass: its hooks are swapped in place, and back afterwards.
-        if dataclasses.is_dataclass(owner) and not isinstance(owner, type):
-            object.__setattr__(owner, name, value)
-        else:
-            setattr(owner, name, value)
-
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
-    try:
-        for (owner, name, label), (_, _, original) in zip(targets, saved, strict=True):
-            put(owner, name, timed(label, original))
-        yield
-    finally:
-        for owner, name, original in saved:
-            put(owner, name, original)
-
-
 def run_mathjudge(
     benchmark: str,
     predictions: Path,
     datasets_dir: Path,
     n_boot: int,
     boot_seed: int | None,
-    scorer: Scorer,
-    targets: list[tuple[Any, str, str]] = PHASES,
-) -> MathjudgeRun:
-    """One timed `evaluate_file` call, with its phases and the replicate values it computed."""
-    phases: dict[str, float] = {}
-    captured: dict[str, Any] = {}
-    rss_before = peak_rss_mb()
-    with instrumented(phases, captured, targets):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        result = evaluator.evaluate_file(
-            benchmark,
-            predictions,
-            JUDGE,
-            datasets_dir=datasets_dir,
-            n_boot=n_boot,
-            seed=boot_seed,
-        )
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    rss_peak = peak_rss_mb()
-    stats: engine.ClusterStats = captured.pop("cluster_statistics")
-    fields = scorer.fields_of(result.fields)
-    # What `engine.score` does with `replicate_sums`' output: statistics -> metrics.
-    replicates = stats.metrics(scorer, fields, captured.pop("replicate_sums"))
-    captured.clear()
-    return MathjudgeRun(wall, cpu, phases, rss_before, rss_peak, result, stats.groups, replicates)
+    json_out: Path | None = None,
+) -> Measured:
+    """One timed `evaluate_file` call in a fresh process (see `_measure`)."""
+    return in_child(
+        _measure.evaluate, benchmark, predictions, datasets_dir, n_boot, boot_seed, json_out
+    )
 
 
 def profile_mathjudge(
@@ -374,12 +291,16 @@ def compare(label: str, ours: dict[Key, float], theirs: dict[Key, float]) -> Che
     return Check(label, len(ours), worst, problems)
 
 
-def check_numbers(mj: MathjudgeRun, base: BaselineRun) -> list[Check]:
+def check_numbers(mj: Measured, base: BaselineRun | None) -> list[Check]:
+    """mathjudge against the baseline: every point estimate, item count and checked
+    replicate."""
+    if base is None:
+        return []
     point: dict[Key, float] = {}
     n_items: dict[Group, int] = {}
-    for s in mj.result.scores:
-        point[(s.scope, s.subset, s.metric)] = float("nan") if s.value is None else s.value
-        n_items[(s.scope, s.subset)] = s.n
+    for scope, subset, metric, value, _, _, n in mj.scores:
+        point[(scope, subset, metric)] = float("nan") if value is None else value
+        n_items[(scope, subset)] = n
     checks = [compare("point estimates", base.point, point)]
     count_problems = (
         [] if n_items == base.counts else [f"item counts differ: {n_items} vs {base.counts}"]
@@ -400,55 +321,94 @@ def check_numbers(mj: MathjudgeRun, base: BaselineRun) -> list[Check]:
     return checks
 
 
+def _flat(rows: list[tuple[Any, ...]]) -> dict[Key, float]:
+    """Every value, CI bound and n of score rows (scope, subset, metric, value, low, high, n)."""
+    out: dict[Key, float] = {}
+    for scope, subset, metric, value, low, high, n in rows:
+        for part, x in (("value", value), ("ci_low", low), ("ci_high", high), ("n", n)):
+            out[(scope, subset, f"{metric}.{part}")] = float("nan") if x is None else float(x)
+    return out
+
+
+def check_reference(mj: Measured, reference: Path) -> Check:
+    """mathjudge against another version's scores of the same data (`--save-scores`, or the
+    file `mathjudge evaluate --json` writes): every value, CI bound and n, to RTOL."""
+    rows = [
+        (r["scope"], r["subset"], r["metric"], r["value"], r["ci_low"], r["ci_high"], r["n"])
+        for r in json.loads(reference.read_text(encoding="utf-8"))["scores"]
+    ]
+    return compare(f"every score and CI against {reference}", _flat(rows), _flat(mj.scores))
+
+
 def _verdict(met: bool) -> str:
     return "met" if met else "MISSED"
+
+
+def _speedup_line(ratio: float | None, target: float | None, how: str) -> str:
+    if ratio is None:
+        return "speedup       n/a (no baseline)"
+    if target is None:
+        return f"speedup       {ratio:8.1f} x    (no target; {how})"
+    return f"speedup       {ratio:8.1f} x    target >= {target:g} x   {_verdict(ratio >= target)}  ({how})"
 
 
 @dataclass(frozen=True)
 class Targets:
     seconds: float
-    speedup: float = TARGET_SPEEDUP
+    rss_mb: float
+    speedup: float | None = TARGET_SPEEDUP  # None: the ratio is shown, with no target
 
 
 def report(
-    mj: MathjudgeRun,
-    phase_rows: list[tuple[str, float, int]],
-    base: BaselineRun,
+    mj: Measured,
+    base: BaselineRun | None,
     baseline_load_label: str,
     checks: list[Check],
     sizes: str,
     n_boot: int,
     targets: Targets,
+    scaled_replicate: tuple[float, str] | None = None,
 ) -> tuple[bool, list[str]]:
     """Print the mathjudge, baseline, checks and summary sections; returns (same numbers,
-    summary lines)."""
-    print("\n== mathjudge: evaluate_file ==")
+    summary lines). `scaled_replicate`: the seconds of a baseline replicate and how they were
+    obtained, for a run whose baseline runs none."""
+    print("\n== mathjudge: evaluate_file (a fresh process) ==")
     print(f"{'wall time':40s} {mj.wall:9.2f} s")
     print(f"{'cpu time (all threads)':40s} {mj.cpu:9.2f} s")
-    for label, seconds, depth in phase_rows:
-        print(f"{'  ' * depth + label:40s} {seconds:9.2f} s")
+    print(f"{'  phase':40s} {'wall':>9s}   {'cpu':>7s}   peak RSS while it ran")
+    for label, seconds, cpu, rss, depth in _measure.phase_rows(mj):
+        print(f"{'  ' * depth + label:40s} {seconds:9.2f} s {cpu:7.2f} s {rss:7.0f} MB")
     print(
-        f"{'peak RSS':40s} {mj.rss_peak_mb:9.0f} MB  (before the call: {mj.rss_before_mb:.0f} MB)"
+        f"{'peak RSS (ru_maxrss)':40s} {mj.rss_peak_mb:9.0f} MB  "
+        f"(imports, before the call: {mj.rss_before_mb:.0f} MB)"
     )
 
-    speedup = base.extrapolated(n_boot) / mj.wall
-    reps = len(base.rep_s)
-    print("\n== baseline: pandas/scipy ==")
-    print(f"{baseline_load_label:40s} {base.load_s:9.2f} s")
-    print(f"{'point estimates':40s} {base.point_s:9.2f} s")
-    if reps:
-        measured = base.load_s + base.point_s + sum(base.rep_s)
-        print(
-            f"{'per bootstrap replicate (mean)':40s} {base.per_rep_s:9.2f} s"
-            f"  (min {min(base.rep_s):.2f}, max {max(base.rep_s):.2f})"
-        )
-        print(f"{f'MEASURED total ({reps} replicates)':40s} {measured:9.2f} s")
-        print(
-            f"{f'EXTRAPOLATED total (B = {n_boot})':40s} "
-            f"{base.extrapolated(n_boot):9.2f} s"
-            f"  = {base.load_s + base.point_s:.2f} + {base.per_rep_s:.3f} x {n_boot}"
-        )
-    print(f"{'peak RSS (process, after baseline)':40s} {base.rss_peak_mb:9.0f} MB")
+    total = None
+    how = ""
+    if base is not None and base.rep_s:
+        total = base.extrapolated(n_boot)
+        how = f"baseline extrapolated from {len(base.rep_s)} replicates"
+    elif base is not None and scaled_replicate is not None:
+        per_rep, source = scaled_replicate
+        total = base.load_s + base.point_s + per_rep * n_boot
+        how = f"load and point estimates measured, {per_rep:.2f} s per replicate from {source}"
+    if base is not None:
+        print("\n== baseline: pandas/scipy ==")
+        print(f"{baseline_load_label:40s} {base.load_s:9.2f} s")
+        print(f"{'point estimates':40s} {base.point_s:9.2f} s")
+        if base.rep_s:
+            measured = base.load_s + base.point_s + sum(base.rep_s)
+            print(
+                f"{'per bootstrap replicate (mean)':40s} {base.per_rep_s:9.2f} s"
+                f"  (min {min(base.rep_s):.2f}, max {max(base.rep_s):.2f})"
+            )
+            print(f"{f'MEASURED total ({len(base.rep_s)} replicates)':40s} {measured:9.2f} s")
+            print(
+                f"{f'EXTRAPOLATED total (B = {n_boot})':40s} "
+                f"{base.extrapolated(n_boot):9.2f} s"
+                f"  = {base.load_s + base.point_s:.2f} + {base.per_rep_s:.3f} x {n_boot}"
+            )
+        print(f"{'peak RSS (process, after baseline)':40s} {base.rss_peak_mb:9.0f} MB")
 
     print(f"\n== same numbers (relative tolerance {RTOL:g}) ==")
     for c in checks:
@@ -458,21 +418,104 @@ def report(
             print(f"    {problem}")
     same = all(c.ok for c in checks)
 
+    ratio = None if total is None else total / mj.wall
     summary = [
         f"{sizes}, B = {n_boot}",
-        f"mathjudge wall time   {mj.wall:8.2f} s   target <= {targets.seconds:g} s   "
+        f"wall time     {mj.wall:8.2f} s    target <= {targets.seconds:g} s      "
         f"{_verdict(mj.wall <= targets.seconds)}",
-        f"mathjudge cpu time    {mj.cpu:8.2f} s   (all threads; load average at the end "
-        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)",
+        f"cpu time      {mj.cpu:8.2f} s    (all threads)",
+        f"peak RSS      {mj.rss_peak_mb:8.0f} MB   target <= {targets.rss_mb:g} MB   "
+        f"{_verdict(mj.rss_peak_mb <= targets.rss_mb)}",
+        _speedup_line(ratio, targets.speedup, how),
+        f"load average  {mj.load[0]:.2f} at the start, {mj.load[1]:.2f} at the end "
+        f"({os.cpu_count()} CPUs)",
+        f"same numbers: {('yes' if same else 'NO') if checks else 'not checked'}",
+        "table row: | wall | cpu | peak RSS | ratio | load |",
+        f"           | {mj.wall:.2f} s | {mj.cpu:.1f} s | {mj.rss_peak_mb:,.0f} MB | "
+        f"{'n/a' if ratio is None else f'{ratio:,.0f}x'} | {mj.load[0]:.1f} |",
     ]
-    if reps:
-        summary.append(
-            f"speedup vs baseline   {speedup:8.1f} x   target >= {targets.speedup:g} x   "
-            f"{_verdict(speedup >= targets.speedup)}  (baseline extrapolated from {reps} replicates)"
-        )
-    else:
-        summary.append("speedup vs baseline   n/a (--baseline-reps 0)")
-    summary.append(f"same numbers: {'yes' if same else 'NO'}")
     print("\n== summary ==")
     print("\n".join(summary))
     return same, summary
+
+
+# ---------------------------------------------------------------------------------------------
+# One benchmark run: mathjudge in a fresh process, the baseline, the checks, the report
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The pandas/scipy implementation of a benchmark's metrics (see `run_baseline`)."""
+
+    load: Callable[[], pd.DataFrame]
+    point: Callable[[pd.DataFrame], Metrics]
+    replicate: Callable[[pd.DataFrame, ClusterResampler, np.ndarray, Metrics], Metrics]
+    load_label: str
+    cluster: str = "problem_id"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    same: bool
+    summary: list[str]
+    baseline_replicate_s: float | None  # a baseline replicate's mean seconds, when measured
+    rows: int  # predictions
+
+
+def run_benchmark(
+    label: str,
+    benchmark: str,
+    predictions: Path,
+    datasets_dir: Path,
+    args: Any,
+    targets: Targets,
+    sizes: str,
+    baseline: Baseline,
+    rows: int,
+    scaled_replicate: tuple[float, str] | None = None,
+) -> Outcome:
+    """mathjudge's call, then (unless `args.no_baseline`) the baseline, the checks (also
+    against `args.reference`/<label>.json when given) and the report."""
+    print_load()
+    json_out = args.save_scores / f"{label}.json" if args.save_scores else None
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+    print("\nrunning mathjudge evaluate_file in a fresh process ...", flush=True)
+    mj = run_mathjudge(
+        benchmark, predictions, datasets_dir, args.bootstrap, args.boot_seed, json_out
+    )
+    base = None
+    if not args.no_baseline:
+        indices = spread_indices(args.bootstrap, args.baseline_reps)
+        print(f"running the pandas/scipy baseline ({len(indices)} replicates) ...", flush=True)
+        base = run_baseline(
+            baseline.load,
+            baseline.point,
+            baseline.replicate,
+            baseline.cluster,
+            args.bootstrap,
+            mj.seed,
+            indices,
+        )
+    checks = check_numbers(mj, base)
+    if args.reference is not None:
+        checks.append(check_reference(mj, args.reference / f"{label}.json"))
+    same, summary = report(
+        mj,
+        base,
+        baseline.load_label,
+        checks,
+        sizes,
+        args.bootstrap,
+        targets,
+        scaled_replicate,
+    )
+    if args.profile:
+        print(f"\n== cProfile of evaluate_file (top {args.profile}) ==")
+        print(
+            profile_mathjudge(
+                benchmark, predictions, datasets_dir, args.bootstrap, args.boot_seed, args.profile
+            )
+        )
+    per_rep = base.per_rep_s if base is not None and base.rep_s else None
+    return Outcome(same, summary, per_rep, rows)

@@ -41,27 +41,23 @@ import proofbench_scale
 import pyarrow as pa
 import pyarrow.parquet as pq
 from _scale_common import (
+    Baseline,
     Group,
     Key,
+    Outcome,
     Targets,
-    check_numbers,
     in_child,
     is_cached,
-    print_load,
-    profile_mathjudge,
-    report,
-    run_baseline,
-    run_mathjudge,
-    spread_indices,
+    run_benchmark,
     write_manifest,
 )
 from scipy import stats
 
-from mathjudge import registry
-
 BENCHMARK = "stepmathbench"
-TIME_TARGETS = Targets(seconds=5.0)
-DEFAULTS = {"problems": 200_000, "per_problem": 5, "baseline_reps": 100}
+DEFAULTS = {"problems": 200_000, "per_problem": 5, "baseline_reps": 100, "no_baseline": False}
+# Ten times as many: the baseline's load and point estimates (minutes, about 8.5 GB), no
+# replicates (each about ten times the 1M run's, which --bench all scales instead).
+DEFAULTS_10M = {"problems": 2_000_000, "per_problem": 5, "baseline_reps": 0, "no_baseline": False}
 GENERATOR_FORMAT = 1  # bump when the synthetic data changes, so cached workdirs regenerate
 
 # Proportions of the real dataset (1,000 solutions of 200 problems by 5 generators).
@@ -246,82 +242,42 @@ def replicate_metrics(
     return baseline_metrics(frame.take(resampler.rows(draws)))
 
 
-def run_stepmathbench(args: argparse.Namespace) -> tuple[bool, list[str]]:
-    """The whole StepMathBench benchmark with resolved `args`; returns (same numbers, summary)."""
+def run_stepmathbench(args: argparse.Namespace) -> Outcome:
+    """The whole StepMathBench benchmark with resolved `args` (1M or 10M by `args.bench`)."""
     n_items = args.problems * args.per_problem
-    paths = bench_paths(args.workdir)
+    workdir = args.workdir / "10m" if args.bench == "stepmathbench-10m" else args.workdir
+    paths = bench_paths(workdir)
 
     # Generated in a child process so its memory does not count in this process's peak RSS.
     start = time.perf_counter()
-    written = in_child(generate, args.workdir, args.problems, args.per_problem, args.seed)
+    written = in_child(generate, workdir, args.problems, args.per_problem, args.seed)
     how = "generated" if written else "reused"
     print(f"== data ({how} in {time.perf_counter() - start:.1f} s, not measured) ==")
     print(
         f"{args.problems:,} problems x {args.per_problem} = {n_items:,} items; "
-        f"B = {args.bootstrap}; {args.workdir}"
+        f"B = {args.bootstrap}; {workdir}"
     )
     print(
         f"dataset parquet {paths.parquet.stat().st_size / 1e6:.1f} MB, "
         f"predictions {paths.predictions.stat().st_size / 1e6:.1f} MB"
     )
-
-    scorer = registry.scorer(BENCHMARK)
-    print_load()
-    print("\nrunning mathjudge evaluate_file ...", flush=True)
-    mj = run_mathjudge(
-        BENCHMARK, paths.predictions, paths.datasets_dir, args.bootstrap, args.boot_seed, scorer
-    )
-    seed = int(mj.result.bootstrap["seed"])
-
-    indices = spread_indices(args.bootstrap, args.baseline_reps)
-    print(f"running the pandas/scipy baseline ({len(indices)} replicates) ...", flush=True)
-    base = run_baseline(
-        lambda: baseline_load(paths),
-        baseline_metrics,
-        replicate_metrics,
-        "problem_id",
-        args.bootstrap,
-        seed,
-        indices,
-    )
-
-    p = mj.phases
-    score_s = p.get("score", 0.0)
-    stats_s, boot_s = p.get("cluster_statistics", 0.0), p.get("replicate_sums", 0.0)
-    top = ("open_dataset", "item_ids", "load_submission", "score")
-    rows = [
-        ("open_dataset (manifest)", p.get("open_dataset", 0.0), 1),
-        ("dataset item_ids (DuckDB -> list)", p.get("item_ids", 0.0), 1),
-        ("load_submission (parse + validate)", p.get("load_submission", 0.0), 1),
-        ("score", score_s, 1),
-        ("cluster_statistics (DuckDB + matrix)", stats_s, 2),
-        ("replicate_sums (bootstrap)", boot_s, 2),
-        ("finalize + percentiles + rows", score_s - stats_s - boot_s, 2),
-        ("other (sha256, result)", mj.wall - sum(p.get(k, 0.0) for k in top), 1),
-    ]
-    same, summary = report(
-        mj,
-        rows,
-        base,
-        "load (read_json + read_parquet + merge)",
-        check_numbers(mj, base),
+    return run_benchmark(
+        args.bench,
+        BENCHMARK,
+        paths.predictions,
+        paths.datasets_dir,
+        args,
+        BENCH_TARGETS[args.bench],
         f"items {n_items:,}, problems {args.problems:,}",
-        args.bootstrap,
-        TIME_TARGETS,
+        Baseline(
+            lambda: baseline_load(paths),
+            baseline_metrics,
+            replicate_metrics,
+            "load (read_json + read_parquet + merge)",
+        ),
+        n_items,
+        args.scaled_replicate,
     )
-    if args.profile:
-        print(f"\n== cProfile of evaluate_file (top {args.profile}) ==")
-        print(
-            profile_mathjudge(
-                BENCHMARK,
-                paths.predictions,
-                paths.datasets_dir,
-                args.bootstrap,
-                args.boot_seed,
-                args.profile,
-            )
-        )
-    return same, summary
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,6 +286,11 @@ def run_stepmathbench(args: argparse.Namespace) -> tuple[bool, list[str]]:
 BENCHES = {
     "stepmathbench": (run_stepmathbench, DEFAULTS),
     "proofbench": (proofbench_scale.run, proofbench_scale.DEFAULTS),
+    "stepmathbench-10m": (run_stepmathbench, DEFAULTS_10M),
+}
+BENCH_TARGETS = {  # issue 30's: on 2 quiet cores
+    "stepmathbench": Targets(seconds=5.0, rss_mb=1000.0, speedup=100.0),
+    "stepmathbench-10m": Targets(seconds=60.0, rss_mb=4000.0, speedup=None),
 }
 
 
@@ -345,7 +306,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--problems",
         type=int,
         default=None,
-        help="problems (clusters); default 200,000 (stepmathbench), 125,000 (proofbench)",
+        help="problems (clusters); default 200,000 (stepmathbench), 125,000 (proofbench), "
+        "2,000,000 (stepmathbench-10m)",
     )
     parser.add_argument(
         "--per-problem",
@@ -358,8 +320,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--baseline-reps",
         type=int,
         default=None,
-        help="bootstrap replicates the baseline actually runs (spread over 0..B-1); 0: none; "
-        "default 100 (stepmathbench), 3 (proofbench)",
+        help="bootstrap replicates the baseline actually runs (spread over 0..B-1); 0: its "
+        "point estimates only; default 100 (stepmathbench), 3 (proofbench), 0 "
+        "(stepmathbench-10m, whose replicate time --bench all takes from the 1M run, x10)",
+    )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        default=None,
+        help="skip the pandas/scipy baseline entirely (no speedup, no check against it)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
     parser.add_argument(
@@ -375,6 +344,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where the synthetic datasets and predictions go (reused if the parameters match)",
     )
     parser.add_argument(
+        "--save-scores",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write each run's scores as DIR/<bench>.json (what `mathjudge evaluate --json` "
+        "writes), to compare another version against",
+    )
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="check every score and CI against DIR/<bench>.json, another version's scores of "
+        "the same data (--save-scores, or `mathjudge evaluate ... --json`)",
+    )
+    parser.add_argument(
         "--profile",
         type=int,
         default=0,
@@ -384,11 +369,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="CI: 100 problems, B = 20, one baseline replicate (seconds; figures meaningless)",
+        help="CI: 100 problems (1,000 for stepmathbench-10m), B = 20, one baseline replicate "
+        "(seconds; figures meaningless)",
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.problems, args.bootstrap, args.baseline_reps = 100, 20, 1
+        args.bootstrap, args.baseline_reps = 20, 1
     given = (args.problems, args.per_problem, args.baseline_reps)
     if any(v is not None and v < 1 for v in given[:2]) or args.bootstrap < 1:
         parser.error("sizes must be positive")
@@ -397,49 +383,67 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def resolved(args: argparse.Namespace, name: str) -> argparse.Namespace:
+QUICK_PROBLEMS = {"stepmathbench": 100, "proofbench": 100, "stepmathbench-10m": 1000}
+
+
+def resolved(
+    args: argparse.Namespace, name: str, scaled: tuple[float, str] | None = None
+) -> argparse.Namespace:
     """`args` with the benchmark's defaults where an option was not given."""
     defaults = BENCHES[name][1]
+    quick = {"problems": QUICK_PROBLEMS[name]} if args.quick and args.problems is None else {}
     return argparse.Namespace(
         **{
             **vars(args),
             "bench": name,
+            "scaled_replicate": scaled,
             **{k: v for k, v in defaults.items() if getattr(args, k) is None},
+            **quick,
         }
     )
 
 
-def run_one(name: str, args: argparse.Namespace) -> tuple[bool, list[str]]:
-    same, summary = BENCHES[name][0](resolved(args, name))
+def run_one(
+    name: str, args: argparse.Namespace, scaled: tuple[float, str] | None = None
+) -> Outcome:
+    outcome: Outcome = BENCHES[name][0](resolved(args, name, scaled))
     sys.stdout.flush()
-    return same, summary
+    return outcome
 
 
-def _child(name: str, args: argparse.Namespace, out: Any) -> None:
-    out.put(run_one(name, args))
+def _child(name: str, args: argparse.Namespace, scaled: tuple[float, str] | None, out: Any) -> None:
+    out.put(run_one(name, args, scaled))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.bench != "all":
-        same, _ = run_one(args.bench, args)
-        return 0 if same else 1
+        return 0 if run_one(args.bench, args).same else 1
 
-    # One fresh process per benchmark: separate peak RSS, no state carried over.
+    # One fresh process per benchmark: no state carried over.
     context = get_context("spawn")
-    results: dict[str, tuple[bool, list[str]] | None] = {}
+    results: dict[str, Outcome | None] = {}
     for name in BENCHES:
         print(f"\n######## {name} ########\n", flush=True)
+        scaled = None
+        one_m = results.get("stepmathbench")
+        if name == "stepmathbench-10m" and one_m is not None and one_m.baseline_replicate_s:
+            ten = resolved(args, name)
+            factor = ten.problems * ten.per_problem / one_m.rows
+            scaled = (
+                one_m.baseline_replicate_s * factor,
+                f"the stepmathbench run's scaled x{factor:g} by rows, not measured",
+            )
         queue = context.SimpleQueue()
-        child = context.Process(target=_child, args=(name, args, queue))
+        child = context.Process(target=_child, args=(name, args, scaled, queue))
         child.start()
         child.join()
         results[name] = queue.get() if not queue.empty() else None
     print("\n######## summary of all benchmarks ########")
     for name, result in results.items():
         print(f"\n{name}:")
-        print("\n".join(f"  {line}" for line in result[1]) if result else "  FAILED (crashed)")
-    return 0 if all(r is not None and r[0] for r in results.values()) else 1
+        print("\n".join(f"  {line}" for line in result.summary) if result else "  FAILED (crashed)")
+    return 0 if all(r is not None and r.same for r in results.values()) else 1
 
 
 if __name__ == "__main__":

@@ -23,32 +23,24 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from _scale_common import (
-    PHASES,
+    Baseline,
     ClusterResampler,
     Group,
     Key,
     Metrics,
+    Outcome,
     Targets,
-    check_numbers,
     in_child,
     is_cached,
-    print_load,
-    profile_mathjudge,
-    report,
-    run_baseline,
-    run_mathjudge,
-    spread_indices,
+    run_benchmark,
     write_manifest,
 )
 from scipy import stats
 
-from mathjudge import registry
-from mathjudge.scoring import engine
-
 BENCHMARK = "proofbench"
 CONFIG = "grading"
-TIME_TARGETS = Targets(seconds=10.0, speedup=1000.0)
-DEFAULTS = {"problems": 125_000, "per_problem": 8, "baseline_reps": 3}
+TARGETS = Targets(seconds=8.0, rss_mb=1000.0, speedup=1000.0)  # issue 30's, 2 quiet cores
+DEFAULTS = {"problems": 125_000, "per_problem": 8, "baseline_reps": 3, "no_baseline": False}
 GENERATOR_FORMAT = 1  # bump when the synthetic data changes, so cached workdirs regenerate
 
 # The real dataset's three generators, then five more of the same kind.
@@ -322,8 +314,8 @@ def replicate_metrics(
 # Run
 
 
-def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
-    """The whole ProofBench benchmark with resolved `args`; returns (same numbers, summary)."""
+def run(args: argparse.Namespace) -> Outcome:
+    """The whole ProofBench benchmark with resolved `args`."""
     n_items = args.problems * args.per_problem
     paths = bench_paths(args.workdir)
     start = time.perf_counter()
@@ -351,76 +343,22 @@ def run(args: argparse.Namespace) -> tuple[bool, list[str]]:
         f"constant prediction {facts['constant_score']:,})"
     )
 
-    scorer = registry.scorer(BENCHMARK)
-    targets = [
-        *PHASES,
-        (engine, "aggregated_predictions", "aggregated_predictions"),
-        (scorer, "extras", "extras"),
-    ]
-    print_load()
-    print("\nrunning mathjudge evaluate_file ...", flush=True)
-    mj = run_mathjudge(
+    return run_benchmark(
+        BENCHMARK,
         BENCHMARK,
         paths.predictions,
         paths.datasets_dir,
-        args.bootstrap,
-        args.boot_seed,
-        scorer,
-        targets,
+        args,
+        TARGETS,
+        f"ProofBench: proofs {n_items:,}, problems {args.problems:,}",
+        Baseline(
+            lambda: baseline_load(paths),
+            baseline_metrics,
+            replicate_metrics,
+            "load (read_json + read_parquet + merge)",
+        ),
+        n_items,
     )
-    seed = int(mj.result.bootstrap["seed"])
-
-    indices = spread_indices(args.bootstrap, args.baseline_reps)
-    print(f"running the pandas/scipy baseline ({len(indices)} replicates) ...", flush=True)
-    base = run_baseline(
-        lambda: baseline_load(paths),
-        baseline_metrics,
-        replicate_metrics,
-        "problem_id",
-        args.bootstrap,
-        seed,
-        indices,
-    )
-
-    ph = mj.phases
-    score_s = ph.get("score", 0.0)
-    inner = ("aggregated_predictions", "cluster_statistics", "extras", "replicate_sums")
-    top = ("open_dataset", "item_ids", "load_submission", "score")
-    rows = [
-        ("open_dataset (manifest)", ph.get("open_dataset", 0.0), 1),
-        ("dataset item_ids (DuckDB -> list)", ph.get("item_ids", 0.0), 1),
-        ("load_submission (parse + validate)", ph.get("load_submission", 0.0), 1),
-        ("score", score_s, 1),
-        ("aggregated_predictions (runs)", ph.get("aggregated_predictions", 0.0), 2),
-        ("cluster_statistics (DuckDB + matrix)", ph.get("cluster_statistics", 0.0), 2),
-        ("extras (confusion matrix)", ph.get("extras", 0.0), 2),
-        ("replicate_sums (bootstrap)", ph.get("replicate_sums", 0.0), 2),
-        ("connect, finalize, percentiles, rows", score_s - sum(ph.get(k, 0.0) for k in inner), 2),
-        ("other (sha256, result)", mj.wall - sum(ph.get(k, 0.0) for k in top), 1),
-    ]
-    same, summary = report(
-        mj,
-        rows,
-        base,
-        "load (read_json + read_parquet + merge)",
-        check_numbers(mj, base),
-        f"ProofBench: proofs {n_items:,}, problems {args.problems:,}, groups {len(mj.groups)}",
-        args.bootstrap,
-        TIME_TARGETS,
-    )
-    if args.profile:
-        print(f"\n== cProfile of evaluate_file (top {args.profile}) ==")
-        print(
-            profile_mathjudge(
-                BENCHMARK,
-                paths.predictions,
-                paths.datasets_dir,
-                args.bootstrap,
-                args.boot_seed,
-                args.profile,
-            )
-        )
-    return same, summary
 
 
 if __name__ == "__main__":

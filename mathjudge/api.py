@@ -130,11 +130,16 @@ def request(
 
 
 def score(
-    asked: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
+    asked: EvaluationRequest,
+    *,
+    on_progress: Callable[[int], None] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
 ) -> Evaluation:
     """Score the request (see `request`) and return the result object. Raises
-    `MathJudgeError` on bad input, before anything is written."""
-    return evaluator.evaluate(asked, on_progress=on_progress)
+    `MathJudgeError` on bad input, before anything is written. `on_progress(n)` counts
+    bootstrap replicates; with `on_step(description, total)` it counts each long step's units
+    from its start (see `evaluator.evaluate`)."""
+    return evaluator.evaluate(asked, on_progress=on_progress, on_step=on_step)
 
 
 def compare(benchmark: str, a: Any, b: Any, **kwargs: Any) -> pd.DataFrame:

@@ -26,8 +26,9 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import Build, CardInfo, Table, write_dataset
 from mathjudge.document.ranks import rank_benchmark
 from mathjudge.scoring.compare import compare
-from mathjudge.scoring.engine import cluster_statistics, combined_predictions, connect
+from mathjudge.scoring.engine import cluster_statistics, combined_predictions
 from mathjudge.scoring.evaluator import evaluate_file, scored_items, validate_file
+from mathjudge.scoring.tables import connect
 from mathjudge.store import read
 from mathjudge.validate.submission import load_submission
 
@@ -324,9 +325,10 @@ def test_bootstrap_replicate_is_the_exact_pooled_auc(small: Path, tmp_path: Path
     sub = load_submission(path, metrics.Prediction, dataset.item_ids("solutions"))
     fields = metrics.SCORED_FIELDS
     scorer = registry.scorer(BENCH)
-    con = connect(scored_items(registry.get(BENCH), scorer, dataset), scorer)
+    tables = connect(scored_items(registry.get(BENCH), scorer, dataset), scorer)
+    con = tables.con
     preds = combined_predictions(con, sub.table, scorer, fields, "mean", {})
-    stats = cluster_statistics(con, scorer, fields, preds)
+    stats = cluster_statistics(tables, scorer, fields, preds)
     clusters = [
         c for (c,) in con.execute("SELECT cluster FROM cluster_index ORDER BY ci").fetchall()
     ]

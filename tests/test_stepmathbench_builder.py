@@ -19,6 +19,16 @@ from mathjudge.dataio.writer import Table, content_hash, write_dataset
 C, X, M = "correct", "incorrect", "correct_but_meaningless"
 
 
+def test_final_answer_label_other_than_0_or_1_fails_with_id(mirror: Path, tmp_path: Path) -> None:
+    """The scorer sums the label as 0/1 (p * p = p): another value is refused at the build."""
+
+    def edit(rows: list[dict]) -> None:
+        rows[2]["gold_score_01"] = 2
+
+    with pytest.raises(MathJudgeError, match="stepmath-3: gold_score_01 is 2, not 0 or 1"):
+        stepmathbench.build(tmp_path, source=_tampered_source(mirror, tmp_path, edit))
+
+
 @pytest.mark.parametrize(
     ("raw", "label"),
     [("1", C), (1, C), ("0", X), (0, X), ("1(0)", M), ("1（0）", M), ("1(0) ", M), ("1 ", C)],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mathjudge.base.progress import progress_bar
+from mathjudge.base.progress import progress_bar, steps_bar
 from mathjudge.cli.options import (
     BENCH,
     BOOTSTRAP,
@@ -124,8 +124,8 @@ def evaluate(
         store=store,
         json_out=json_out,
     )
-    with progress_bar("bootstrap", n_boot, quiet=quiet) as advance:
-        result = api.score(asked, on_progress=advance)
+    with steps_bar(quiet=quiet) as steps:
+        result = api.score(asked, on_progress=steps.advance, on_step=steps.start)
     table = Table(title=f"{benchmark} — {result.judge} (overall; every scope in the store/JSON)")
     for column in ("metric", "value", "95% CI", "n"):
         table.add_column(column, justify="left" if column == "metric" else "right")

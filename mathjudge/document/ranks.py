@@ -3,7 +3,7 @@
 A point ranking by the headline metric suggests more order than a few hundred problems can
 support. Here every judge's per-item predictions (kept in the store) are turned into
 per-cluster statistics by the scoring engine, all judges are bootstrapped with *one* set of
-cluster resamples (`replicate_sums` over the side-by-side matrices, the same seed and B the
+cluster resamples (`engine.replicates` over the side-by-side matrices, the same seed and B the
 evaluator used, so each judge's replicates are exactly those behind its published CI), and then:
 
 - rank interval: in every replicate each judge gets a competition rank (1 + the number of judges
@@ -39,9 +39,9 @@ import pyarrow as pa
 
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.scoring.bootstrap import replicate_sums
-from mathjudge.scoring.engine import ClusterStats, cluster_statistics, connect
+from mathjudge.scoring.engine import ClusterStats, cluster_statistics, replicates
 from mathjudge.scoring.paired import metric_differences
+from mathjudge.scoring.tables import connect
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.document import Exclusion, RankEntry, Ranks
 from mathjudge.spec.presentation import MetricSpec
@@ -151,7 +151,7 @@ def rank_benchmark(
     field = _headline_field(scorer, headline)
     boot = _common_bootstrap(candidates, spec)
     stats: list[tuple[str, ClusterStats]] = []
-    db = connect(items, scorer)
+    tables = connect(items, scorer)
     try:
         for sub in candidates:
             table = _prediction_table(con, sub.id, field, scorer)
@@ -160,9 +160,9 @@ def rank_benchmark(
                     sub, "no headline", f"gave no {field} predictions, which the headline needs"
                 )
             else:
-                stats.append((sub.id, cluster_statistics(db, scorer, (field,), table)))
+                stats.append((sub.id, cluster_statistics(tables, scorer, (field,), table)))
     finally:
-        db.close()
+        tables.close()
     ranked = rank_judges(stats, scorer, (field,), headline, boot["B"], boot["seed"])
     kept = {r.submission_id for r in ranked}
     for sid, _ in stats:
@@ -204,14 +204,12 @@ def rank_judges(
     """Rank intervals and tie groups from one shared bootstrap over every judge's matrix."""
     if not stats:
         return []
-    widths = [s.matrix.shape[1] for _, s in stats]
-    sums = replicate_sums(np.hstack([s.matrix for _, s in stats]), n_boot, seed)
-    edges = np.cumsum([0, *widths])
+    sums = replicates([s for _, s in stats], n_boot, seed)
     points, reps = [], []
-    for (_, s), start, stop in zip(stats, edges[:-1], edges[1:], strict=True):
+    for (_, s), replicated in zip(stats, sums, strict=True):
         g = s.groups.index(OVERALL)
-        points.append(_key(headline, s.metrics(scorer, fields, s.matrix.sum(axis=0)), g))
-        reps.append(_key(headline, s.metrics(scorer, fields, sums[:, start:stop]), g))
+        points.append(_key(headline, s.metrics(scorer, fields, s.totals), g))
+        reps.append(_key(headline, s.metrics(scorer, fields, replicated), g))
     point = np.array(points, dtype=float)
     keep = np.flatnonzero(~np.isnan(point))  # an undefined headline (e.g. constant) is unranked
     if len(keep) == 0:
@@ -232,9 +230,7 @@ def rank_judges(
     out = []
     for j, i in enumerate(keep):
         s = stats[i][1]
-        value = s.metrics(scorer, fields, s.matrix.sum(axis=0))[headline.key][
-            s.groups.index(OVERALL)
-        ]
+        value = s.metrics(scorer, fields, s.totals)[headline.key][s.groups.index(OVERALL)]
         entry = RankEntry(
             value=float(value),
             rank=int(1 + (point < point[j]).sum()),

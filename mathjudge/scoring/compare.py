@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -35,11 +34,11 @@ from mathjudge.scoring.engine import (
     ClusterStats,
     cluster_statistics,
     combined_predictions,
-    connect,
     resolve_options,
 )
 from mathjudge.scoring.evaluator import scored_items
 from mathjudge.scoring.paired import Comparison, Side, paired_differences
+from mathjudge.scoring.tables import connect
 from mathjudge.spec.request import DEFAULT_BOOTSTRAP, Predictions
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
@@ -87,7 +86,8 @@ def compare(
     dataset = open_dataset(spec.dataset, datasets_dir)
     seed = spec.seed if seed is None else seed
     items = scored_items(spec, scorer, dataset)
-    con = connect(items, scorer)
+    scoring = connect(items, scorer)
+    con = scoring.con
     try:
         judged_a, judged_b = (
             _resolve(con, benchmark, ref, store, dataset, items, scorer, options) for ref in (a, b)
@@ -111,16 +111,14 @@ def compare(
         def statistics(judged: _Judged, table: pa.Table) -> ClusterStats:
             if pooled is not None:
                 _use_counts(con, scorer, judged.per_k if same_k else None)
-            return cluster_statistics(con, scorer, fields, table)
+            return cluster_statistics(scoring, scorer, fields, table)
 
         stats_a = statistics(judged_a, tables[0])
         n_problems = con.execute("SELECT count(DISTINCT ci) FROM scoped").fetchall()[0][0]
         stats_b = statistics(judged_b, tables[1])
     finally:
-        con.close()
-    if (stats_a.groups, stats_a.names) != (stats_b.groups, stats_b.names) or not np.array_equal(
-        stats_a.n_items, stats_b.n_items
-    ):
+        scoring.close()
+    if not stats_a.same_layout(stats_b):
         raise MathJudgeError(f"{benchmark}: its statistics depend on the predictions; cannot pair")
     rows = paired_differences(scorer, fields, stats_a, stats_b, n_boot, seed, on_progress)
     return Comparison(
@@ -291,7 +289,7 @@ def _from_file(
 ) -> _Judged:
     # Partial files are fine: only the items both judges answered are compared.
     submission = load_submission(
-        predictions, scorer.prediction, items.column("item_id").to_pylist(), allow_partial=True
+        predictions, scorer.prediction, items.column("item_id"), allow_partial=True
     )
     side = Side(submission.name, "file", submission.sha256, submission.n_items)
     fields = scorer.fields_of(submission.fields)

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import gzip
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,12 +23,17 @@ from mathjudge.base.display import check_judge_name, check_meta
 from mathjudge.base.errors import MathJudgeError, UsageError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.scoring.engine import resolve_options, score
+from mathjudge.scoring.tables import Limits
 from mathjudge.spec.benchmark import BenchmarkSpec
 from mathjudge.spec.request import EvaluationRequest
 from mathjudge.spec.results import DatasetSnapshot, Evaluation, SubmittedFile
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store.lock import check_store_path, lock_timeout
 from mathjudge.validate.submission import Submission, WhoseItems, load_submission
+
+# From this many predictions on, scoring bounds DuckDB's memory, which then spills to disk.
+LARGE_ROWS = 2_000_000
+LARGE_MEMORY = "1GB"
 
 
 def validate_file(
@@ -119,20 +126,28 @@ def evaluate_file(
     benchmark: str, path: Path, judge: str, *, datasets_dir: Path, **settings: Any
 ) -> Evaluation:
     """`evaluate` of the predictions file `path`; `settings` are the request's other fields
-    (`allow_partial`, `n_boot`, `meta`, ...) and `on_progress`. For tests, scripts and
+    (`allow_partial`, `n_boot`, `meta`, ...), `on_progress` and `on_step`. For tests, scripts and
     `repo sync`, which score files."""
     on_progress = settings.pop("on_progress", None)
+    on_step = settings.pop("on_step", None)
     request = EvaluationRequest(benchmark, path, judge, datasets=datasets_dir, **settings)
-    return evaluate(request, on_progress=on_progress)
+    return evaluate(request, on_progress=on_progress, on_step=on_step)
 
 
 def evaluate(
-    request: EvaluationRequest, *, on_progress: Callable[[int], None] | None = None
+    request: EvaluationRequest,
+    *,
+    on_progress: Callable[[int], None] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
 ) -> Evaluation:
     """Validate the request's predictions completely, then score them; with `request.store`
     the result is saved there (a submission, shown on the leaderboard), with
     `request.json_out` also written as JSON. Raises `MathJudgeError` on bad input, before
-    anything is written.
+    anything is written. `on_progress` counts bootstrap replicates; with `on_step` (called as
+    each long step starts: reading, statistics, bootstrap) it counts every step's units.
+
+    From LARGE_ROWS predictions on, DuckDB's memory is bounded (LARGE_MEMORY) and spills to a
+    temporary folder (in $TMPDIR) that is removed afterwards.
 
     The scorer's `options` (e.g. ArxivMathGradingBench's matcher) are recorded under
     `bootstrap["options"]`, which the submission id covers, so one file scored with two
@@ -153,27 +168,33 @@ def evaluate(
     options = resolve_options(scorer, dict(request.options))
     dataset = _dataset(spec, request)
     items = scored_items(spec, scorer, dataset)
+    if on_step is not None:
+        on_step("reading predictions", 0)
     submission = load_submission(
         request.predictions,
         scorer.prediction,
-        items.column("item_id").to_pylist(),
+        items.column("item_id"),
         allow_partial=request.allow_partial,
         data=request.content,
         whose_items=whose_items(spec, request.datasets),
     )
     kept = _kept_file(submission.format, submission.content)
     submission = replace(submission, content=None)  # not held while scoring: `kept` is
+    pa.default_memory_pool().release_unused()  # the parse's buffers, before scoring's
     seed = spec.seed if request.seed is None else request.seed
-    scored = score(
-        items,
-        scorer,
-        submission,
-        runs_agg=request.runs_agg,
-        n_boot=request.n_boot,
-        seed=seed,
-        options=options,
-        on_progress=on_progress,
-    )
+    with _limits(submission.table.num_rows) as limits:
+        scored = score(
+            items,
+            scorer,
+            submission,
+            runs_agg=request.runs_agg,
+            n_boot=request.n_boot,
+            seed=seed,
+            options=options,
+            on_progress=on_progress,
+            on_step=on_step,
+            limits=limits,
+        )
     bootstrap = {"B": request.n_boot, "seed": seed, "unit": scorer.cluster, "ci": "percentile 95%"}
     result = Evaluation(
         benchmark=spec.name,
@@ -209,6 +230,16 @@ def _kept_file(fmt: str | None, content: bytes | None) -> SubmittedFile | None:
     if fmt is None or content is None:
         return None
     return SubmittedFile(fmt, gzip.compress(content, compresslevel=1, mtime=0))
+
+
+@contextmanager
+def _limits(rows: int) -> Iterator[Limits | None]:
+    """DuckDB's bounds for scoring `rows` predictions: none below LARGE_ROWS."""
+    if rows < LARGE_ROWS:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="mathjudge-spill-") as spill:
+        yield Limits(LARGE_MEMORY, Path(spill))
 
 
 def _keep(result: Evaluation, into: Path | None, json_out: Path | None) -> None:

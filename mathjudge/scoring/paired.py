@@ -20,13 +20,13 @@ each (scope, subset) the result is the difference d = A - B with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from mathjudge.scoring.bootstrap import percentile_interval, replicate_sums
-from mathjudge.scoring.engine import ClusterStats
+from mathjudge.scoring.bootstrap import percentile_interval
+from mathjudge.scoring.engine import ClusterStats, replicates
 from mathjudge.spec.scorer import Scorer
 
 
@@ -152,18 +152,17 @@ def paired_differences(
     seed: int,
     on_progress: Callable[[int], None] | None,
 ) -> list[Difference]:
-    """A - B for every metric in every (scope, subset), from one shared cluster bootstrap."""
-    k = stats_a.matrix.shape[1]
+    """A - B for every metric in every (scope, subset), from one shared cluster bootstrap (the
+    two laid out alike: `ClusterStats.same_layout`)."""
     # One call, so A and B share every resample. B enters as B - A and is added back: where the
     # judges agree those columns are exactly 0, so identical judges give d* = 0 exactly, which
     # summing B's own columns would not guarantee (BLAS may round the two halves differently).
-    sums = replicate_sums(
-        np.hstack([stats_a.matrix, stats_b.matrix - stats_a.matrix]), n_boot, seed, on_progress
-    )
-    rep_a = stats_a.metrics(scorer, fields, sums[:, :k])
-    rep_b = stats_b.metrics(scorer, fields, sums[:, :k] + sums[:, k:])
-    point_a = stats_a.metrics(scorer, fields, stats_a.matrix.sum(axis=0))
-    point_b = stats_b.metrics(scorer, fields, stats_b.matrix.sum(axis=0))
+    difference = replace(stats_b, matrix=stats_b.matrix - stats_a.matrix)
+    sums_a, sums_d = replicates([stats_a, difference], n_boot, seed, on_progress)
+    rep_a = stats_a.metrics(scorer, fields, sums_a)
+    rep_b = stats_b.metrics(scorer, fields, sums_a + sums_d)
+    point_a = stats_a.metrics(scorer, fields, stats_a.totals)
+    point_b = stats_b.metrics(scorer, fields, stats_b.totals)
     names = scorer.metric_names(fields)
     per_metric = {m: metric_differences(rep_a[m] - rep_b[m]) for m in names}
     rows = []

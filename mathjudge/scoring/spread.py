@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mathjudge.scoring.tables import ScoringTables, scored_rows
 from mathjudge.spec.scorer import Scorer
 
 RUNS_PER_QUERY = 500
@@ -49,20 +49,18 @@ def batched(scorer: Scorer) -> bool:
 
 
 def per_run_overall(
-    con: duckdb.DuckDBPyConnection, scorer: Scorer, fields: tuple[str, ...], table: pa.Table
+    tables: ScoringTables, scorer: Scorer, fields: tuple[str, ...], table: pa.Table
 ) -> Iterator[tuple[int, dict[str, float], dict[str, int]]]:
-    """(run, overall metric values, each metric's n) for every run, in run order. `con` holds the
-    engine's `items` view and `cluster_index` table."""
-    n_clusters = con.execute("SELECT count(*) FROM cluster_index").fetchall()[0][0]
+    """(run, overall metric values, each metric's n) for every run, in run order."""
     names = scorer.metric_names(fields)
     batch: list[tuple[int, pa.Table]] = []
     for run, rows in split_by_run(table):
         batch.append((run, rows))
         if len(batch) == RUNS_PER_QUERY:
-            yield from _score_batch(con, scorer, fields, batch, n_clusters, names)
+            yield from _score_batch(tables, scorer, fields, batch, names)
             batch = []
     if batch:
-        yield from _score_batch(con, scorer, fields, batch, n_clusters, names)
+        yield from _score_batch(tables, scorer, fields, batch, names)
 
 
 def _predictions(rows: pa.Table, position: int, fields: tuple[str, ...]) -> pa.Table:
@@ -77,34 +75,34 @@ def _predictions(rows: pa.Table, position: int, fields: tuple[str, ...]) -> pa.T
 
 
 def _score_batch(
-    con: duckdb.DuckDBPyConnection,
+    tables: ScoringTables,
     scorer: Scorer,
     fields: tuple[str, ...],
     batch: list[tuple[int, pa.Table]],
-    n_clusters: int,
     names: list[str],
 ) -> Iterator[tuple[int, dict[str, float], dict[str, int]]]:
     preds = pa.concat_tables([_predictions(rows, i, fields) for i, (_, rows) in enumerate(batch)])
-    con.register("run_preds", preds)
+    n_clusters, con = tables.n_clusters, tables.con
+    # The rows of each run in the order the engine scores them, so its sums are the same.
+    con.register("run_rows", scored_rows(tables, preds))
     try:
         con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE scoped AS
-                SELECT 'overall' AS scope, CAST(run_preds.run_pos AS VARCHAR) AS subset,
-                       items.*, run_preds.run_pos * {int(n_clusters)} + cluster_index.ci AS ci,
-                       run_preds.* EXCLUDE (item_id, run_pos)
-                FROM items JOIN run_preds USING (item_id)
-                JOIN cluster_index ON items.{scorer.cluster} = cluster_index.cluster"""
+            f"""CREATE OR REPLACE TEMP VIEW scoped AS
+                SELECT 'overall' AS scope, CAST(run_pos AS VARCHAR) AS subset,
+                       * EXCLUDE (run_pos) REPLACE (run_pos * {int(n_clusters)} + ci AS ci)
+                FROM run_rows"""
         )
         stats = con.execute(
             f"SELECT * FROM ({scorer.stats_sql(fields)}) WHERE scope = 'overall'"
         ).fetchnumpy()
     finally:
-        con.unregister("run_preds")
+        con.unregister("run_rows")
     stat_names = [c for c in stats if c not in ("scope", "subset", "ci", "n_items")]
     ci = np.asarray(stats["ci"], dtype=np.int64)
     position, cluster = ci // n_clusters, ci % n_clusters
+    # Rows as in the engine's matrix, so that each run's sums are added in the same order.
     dense = np.zeros((len(batch), n_clusters, len(stat_names)))
-    dense[position, cluster, :] = np.column_stack(
+    dense[position, tables.matrix_rows()[cluster], :] = np.column_stack(
         [np.asarray(stats[n], dtype=np.float64) for n in stat_names]
     )
     sums = np.stack([dense[i].sum(axis=0) for i in range(len(batch))])

@@ -79,6 +79,11 @@ class Scorer:
     # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix).
     extras: Callable[[duckdb.DuckDBPyConnection, Fields], Extras] | None = None
     reducer: RunReducer | None = None
+    # True when `stats_sql` gives a (scope, subset, ci) group statistics that depend on its rows
+    # alone, never on which scope or subset it is: a subset holding whole clusters (the
+    # problems of one type) then has their overall statistics, which the engine reuses
+    # instead of computing them again for every scope fixed per cluster.
+    stats_from_rows: bool = False
     # Option name -> allowed values (the first is the default; None = free text, default "").
     options: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
     # From the spec (set by the registry): keys, order, which need a field, CIs, each's n.

@@ -25,12 +25,15 @@ from mathjudge.base.arrowbytes import arrow_input
 from mathjudge.spec.prediction import RUN_MAX, PredictionRow
 from mathjudge.validate import precheck
 
+PARSE_PIECE = 64 << 20  # bytes of a JSON lines file parsed at once
+
 
 @dataclass(frozen=True)
 class Accepted:
     table: pa.Table  # item_id, run (0 when absent), then the given prediction fields
     fields: tuple[str, ...]
     n_items: int
+    item_index: np.ndarray  # each row's position among the known items
 
 
 def _read(data: bytes, fmt: str, model: type[PredictionRow]) -> tuple[pa.Table, list[str]] | None:
@@ -74,7 +77,15 @@ def _read_jsonl(data: bytes, model: type[PredictionRow]) -> pa.Table | None:
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema(known), unexpected_field_behavior="infer"
     )
-    table = pa_json.open_json(arrow_input(data), parse_options=options).read_all()
+    # A piece at a time: Arrow needs its own copy of the bytes it parses (see `arrow_input`),
+    # and a copy of a whole file of a gigabyte would double the memory validation takes.
+    tables = [
+        pa_json.read_json(arrow_input(piece), parse_options=options)
+        for piece in precheck.line_pieces(data, PARSE_PIECE)
+    ]
+    if any(t.schema != tables[0].schema for t in tables[1:]):
+        return None  # a field the model does not know, typed apart in two pieces
+    table = pa.concat_tables(tables)
     # Arrow reads `{...} {...}` on one line as two rows; the row validator refuses it.
     return table if table.num_rows == lines else None
 
@@ -117,11 +128,14 @@ def _field_ok(column: pa.ChunkedArray, model: type[PredictionRow], name: str) ->
     return False  # other field types (lists, strings) are left to the row validator
 
 
-def _has_duplicates(table: pa.Table, known_items: pa.Array) -> bool:
-    """Whether an (item_id, run) pair repeats: one integer key per row, sorted (a hash
-    grouping of 10 million string keys takes gigabytes)."""
-    item = pc.index_in(table.column("item_id"), value_set=known_items).to_numpy()
-    keys = table.column("run").to_numpy().astype(np.int64) * len(known_items) + item
+def _has_duplicates(item: np.ndarray, run: pa.ChunkedArray, n_known: int) -> bool:
+    """Whether an (item, run) pair repeats: within one run, an item counted twice; across
+    runs, one integer key per row, sorted (a hash grouping of 10 million string keys takes
+    gigabytes)."""
+    runs = run.to_numpy()
+    if len(runs) and runs.min() == runs.max():
+        return bool(np.bincount(item, minlength=n_known).max(initial=0) > 1)
+    keys = runs.astype(np.int64) * n_known + item
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
 
@@ -166,8 +180,10 @@ def accept_table(
         return None
     if pc.min(pc.utf8_length(ids)).as_py() < 1:
         return None
-    if not pc.all(pc.is_in(ids, value_set=known_items)).as_py():
+    position = pc.index_in(ids, value_set=known_items)  # null: an unknown item
+    if position.null_count:
         return None
+    item = position.to_numpy().astype(np.int64)
 
     columns = {"item_id": ids}
     if "run" in table.column_names and _given(table.column("run")):
@@ -179,7 +195,7 @@ def accept_table(
             return None
         columns["run"] = run.cast(pa.int32())
     else:
-        columns["run"] = pa.chunked_array([pa.array([0] * table.num_rows, pa.int32())])
+        columns["run"] = pa.chunked_array([pa.array(np.zeros(table.num_rows, np.int32))])
 
     fields = tuple(
         name
@@ -194,9 +210,9 @@ def accept_table(
         columns[name] = table.column(name).cast(model.arrow_types[name])
 
     out = pa.table(columns)
-    if _has_duplicates(out, known_items):
+    if _has_duplicates(item, out.column("run"), len(known_items)):
         return None
-    n_items = pc.count_distinct(ids).as_py()
+    n_items = int(np.count_nonzero(np.bincount(item, minlength=len(known_items))))
     if n_items < len(known_items) and not allow_partial:
         return None
-    return Accepted(out, fields, n_items)
+    return Accepted(out, fields, n_items, item)

@@ -109,3 +109,16 @@ def plain_json_lines(data: bytes, depth: int = FAST_PATH_DEPTH) -> int | None:
             return None
         count += objects
     return count
+
+
+def line_pieces(data: bytes, size: int) -> Iterator[bytes]:
+    """The bytes in pieces of about `size` that end at a newline (a line longer than `size`
+    is one piece), so a reader can take them one at a time."""
+    start = 0
+    while start < len(data):
+        end = min(start + size, len(data))
+        if end < len(data):
+            cut = data.rfind(b"\n", start, end) + 1
+            end = cut if cut > start else (data.find(b"\n", end) + 1 or len(data))
+        yield data[start:end]
+        start = end

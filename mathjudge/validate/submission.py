@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -61,6 +61,9 @@ class Submission:
     fields: tuple[str, ...]
     n_items: int
     n_expected: int
+    # Each row's item as its position among the dataset's items, found while validating, so
+    # that scoring need not look millions of ids up again.
+    item_index: np.ndarray
     # A file's format (jsonl, csv, parquet) and bytes, as hashed and parsed (None in memory).
     format: str | None = None
     content: bytes | None = dataclasses.field(default=None, repr=False)
@@ -151,25 +154,31 @@ def _read(path: Path) -> bytes:
     return data
 
 
+KnownItems: TypeAlias = Sequence[str] | pa.Array | pa.ChunkedArray
+
+
 def load_submission(
     predictions: Predictions,
     model: type[PredictionRow],
-    known_items: list[str],
+    known_items: KnownItems,
     *,
     allow_partial: bool = False,
     data: bytes | None = None,
     whose_items: WhoseItems | None = None,
 ) -> Submission:
     """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
-    dataset's `known_items`. For a file, `data` is its content when the caller has read (and
-    hashed) it already, parsed instead of reading the file, which then only names it and its
-    format; else the file is read here, once: what is hashed is what is parsed. When most
-    item ids are unknown, `whose_items` says whose they are, first in the message.
+    dataset's `known_items` (its item ids, in order: a list, or the Arrow column as read,
+    which a clean file never needs as Python strings). For a file, `data` is its content when
+    the caller has read (and hashed) it already, parsed instead of reading the file, which then
+    only names it and its format; else the file is read here, once: what is hashed is what is
+    parsed. When most item ids are unknown, `whose_items` says whose they are, first in the
+    message.
 
     Raises ValidationFailed naming the problems; returns only a fully valid submission.
     """
+    known = _known_array(known_items)
     if isinstance(predictions, PredictionRows):
-        return _load_rows(predictions, model, known_items, allow_partial, whose_items)
+        return _load_rows(predictions, model, known, allow_partial, whose_items)
     path = predictions
     if data is None:
         fmt = _check_file(path)
@@ -181,29 +190,34 @@ def load_submission(
             message = f"file too large: {len(data)} bytes > limit {limit} ({MAX_BYTES_ENV})"
             raise ValidationFailed([Problem(str(path), None, None, message)])
     digest = hashlib.sha256(data).hexdigest()
-    fast = columnar.accept(
-        data, fmt, model, pa.array(known_items, pa.string()), allow_partial=allow_partial
-    )
+    fast = columnar.accept(data, fmt, model, known, allow_partial=allow_partial)
     if fast is not None:
-        found = _accepted(str(path), digest, fast, len(known_items))
+        found = _accepted(str(path), digest, fast, len(known))
     else:
-        checker = _RowChecker(str(path), model, known_items, fmt, whose_items)
+        checker = _RowChecker(str(path), model, known.to_pylist(), fmt, whose_items)
         checker.run(_records(str(path), data, fmt, model, checker))
         found = _checked(str(path), digest, checker, allow_partial)
     return replace(found, format=fmt, content=data)
 
 
+def _known_array(known_items: KnownItems) -> pa.Array:
+    if isinstance(known_items, pa.ChunkedArray):
+        known_items = known_items.combine_chunks()
+    if isinstance(known_items, pa.Array):
+        return known_items.cast(pa.string())
+    return pa.array(known_items, pa.string())
+
+
 def _load_rows(
     given: PredictionRows,
     model: type[PredictionRow],
-    known_items: list[str],
+    known: pa.Array,
     allow_partial: bool,
     whose_items: WhoseItems | None,
 ) -> Submission:
     """Rows in memory, read where they are: a table through the columnar path first, as a
     Parquet file would be; row mappings row by row."""
     rows, name = given.rows, given.label
-    checker = _RowChecker(name, model, known_items, "parquet", whose_items)
     if isinstance(rows, pa.Table):
         sha256 = _table_sha256(rows)
         wanted = [n for n in rows.column_names if n in model.model_fields]
@@ -212,14 +226,16 @@ def _load_rows(
                 rows.select(wanted),
                 rows.column_names,
                 model,
-                pa.array(known_items, pa.string()),
+                known,
                 allow_partial=allow_partial,
             )
             if fast is not None:
-                return _accepted(name, sha256, fast, len(known_items))
+                return _accepted(name, sha256, fast, len(known))
         wanted_set = set(model.model_fields)
+        checker = _RowChecker(name, model, known.to_pylist(), "parquet", whose_items)
         checker.run(records.table_rows(name, rows, wanted_set, checker.report, checker.note_extra))
         return _checked(name, sha256, checker, allow_partial)
+    checker = _RowChecker(name, model, known.to_pylist(), "parquet", whose_items)
     checker.run((i, dict(r) if isinstance(r, Mapping) else r) for i, r in enumerate(rows, 1))
     return _checked(name, _rows_sha256(rows), checker, allow_partial)
 
@@ -232,6 +248,7 @@ def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) 
         fields=fast.fields,
         n_items=fast.n_items,
         n_expected=n_expected,
+        item_index=fast.item_index,
     )
 
 
@@ -244,6 +261,7 @@ def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) 
         fields=fields,
         n_items=n_items,
         n_expected=len(checker.known_items),
+        item_index=checker.rows.item_index(),
     )
 
 
@@ -542,7 +560,10 @@ class _Columns:
                 values.clear()
 
     def items(self) -> set[int]:
-        return set(np.unique(np.frombuffer(self.item, dtype=np.int64)).tolist())
+        return set(np.unique(self.item_index()).tolist())
+
+    def item_index(self) -> np.ndarray:
+        return np.frombuffer(self.item, dtype=np.int64)
 
     def duplicates(self, name: str, unit: str, known: list[str]) -> _Capped:
         """Rows repeating an earlier row's (item_id, run), each naming the first one."""

@@ -48,10 +48,14 @@ COUNTS = ("kendall_tau_b_problems", "kendall_tau_b_omitted")
 
 
 def stats_sql(fields: tuple[str, ...]) -> str:
-    """Per (scope, subset, problem): the problem's metric values and whether tau-b is defined."""
+    """Per (scope, subset, problem): the problem's metric values and whether tau-b is defined.
+
+    The pairs are the group's proofs two by two, each pair once: numbered rows (`r`, fixed once
+    `graded` is materialised) joined to the rows numbered after them, an integer comparison
+    where a comparison of item ids would cost several times more."""
     return """
-        WITH graded AS (
-            SELECT scope, subset, ci, item_id,
+        WITH graded AS MATERIALIZED (
+            SELECT scope, subset, ci, row_number() OVER () AS r,
                    CAST(score AS DOUBLE) AS p, CAST(expert_score AS DOUBLE) AS e
             FROM scoped
         ),
@@ -71,8 +75,7 @@ def stats_sql(fields: tuple[str, ...]) -> str:
                    count_if(a.p = b.p) AS ties_score,
                    count_if(a.e = b.e) AS ties_expert
             FROM graded a JOIN graded b
-              ON a.scope = b.scope AND a.subset = b.subset AND a.ci = b.ci
-             AND a.item_id < b.item_id
+              ON a.scope = b.scope AND a.subset = b.subset AND a.ci = b.ci AND a.r < b.r
             GROUP BY a.scope, a.subset, a.ci
         ),
         tau AS (
@@ -134,4 +137,5 @@ SCORER = Scorer(
     finalize=finalize,
     scopes=SCOPES,
     extras=extras,
+    stats_from_rows=True,
 )

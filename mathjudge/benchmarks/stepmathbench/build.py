@@ -142,6 +142,8 @@ def _solutions(
             continue
         if eq1_score(row["type"], labels) != row["gold_score"]:
             disagreements.append(uid)
+        if row["gold_score_01"] not in (0, 1):  # a label, which the scorer sums as such
+            errors.append(f"{uid}: gold_score_01 is {row['gold_score_01']!r}, not 0 or 1")
         rows.append(
             {
                 "item_id": uid,

@@ -56,6 +56,7 @@ class Target:
     field: str
     gold: str
     prefix: str
+    binary: bool = False  # prediction and gold are both 0 or 1 (see `stats_sql`)
 
     @property
     def pred_sql(self) -> str:
@@ -68,7 +69,7 @@ class Target:
 
 TARGETS = (
     Target("score", "gold_score", ""),
-    Target("answer_correct", "gold_score_01", "answer_"),
+    Target("answer_correct", "gold_score_01", "answer_", binary=True),
 )
 
 
@@ -77,10 +78,23 @@ def targets(fields: tuple[str, ...]) -> tuple[Target, ...]:
 
 
 def stats_sql(fields: tuple[str, ...]) -> str:
-    """Additive per-cluster statistics, as SQL aggregates over the scored item rows."""
+    """Additive per-cluster statistics, as SQL aggregates over the scored item rows.
+
+    Where prediction and gold are both 0 or 1 (the final-answer verdict against its label),
+    p * p = p, g * g = g and (p - g)^2 = p + g - 2pg, and p = g exactly where that is 0, all in
+    whole numbers: `n`, `sp`, `sg` and `spg` give the other four sums exactly (`_sums`), so they
+    are neither aggregated nor resampled."""
     out: dict[str, str] = {}
     for t in targets(fields):
         p, g, k = t.pred_sql, t.gold_sql, t.prefix
+        if t.binary:
+            out |= {
+                f"{k}n": f"count({p})",
+                f"{k}sp": f"sum({p})",
+                f"{k}sg": f"sum({g})",
+                f"{k}spg": f"sum({p} * {g})",
+            }
+            continue
         out |= correlation_sql(p, g, k) | {
             f"{k}sse": f"sum(({p} - {g}) * ({p} - {g}))",
             f"{k}hits": f"count_if({p} = {g})",
@@ -88,18 +102,37 @@ def stats_sql(fields: tuple[str, ...]) -> str:
     return grouped_sums_sql(out)
 
 
+def _sums(sums: dict[str, np.ndarray], t: Target) -> dict[str, np.ndarray]:
+    """The target's eight sums: a binary target's four others from its four (`stats_sql`)."""
+    if not t.binary:
+        return sums
+    k = t.prefix
+    n, sp, sg, spg = (sums[f"{k}{name}"] for name in ("n", "sp", "sg", "spg"))
+    sse = sp + sg - 2 * spg
+    return {
+        f"{k}n": n,
+        f"{k}sp": sp,
+        f"{k}sg": sg,
+        f"{k}spg": spg,
+        f"{k}spp": sp,
+        f"{k}sgg": sg,
+        f"{k}sse": sse,
+        f"{k}hits": n - sse,
+    }
+
+
 def finalize(sums: dict[str, np.ndarray], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Metric values from summed statistics; works elementwise on arrays of any shape."""
     out: dict[str, np.ndarray] = {}
     for t in targets(fields):
-        k = t.prefix
-        n = sums[f"{k}n"]
-        out[f"{k}avg_score"] = ratio(sums[f"{k}sp"], n)
+        k, s = t.prefix, _sums(sums, t)
+        n = s[f"{k}n"]
+        out[f"{k}avg_score"] = ratio(s[f"{k}sp"], n)
         # A (numerically) constant predictor or gold has no correlation.
-        out[f"{k}corr"] = pearson(sums, k)
-        out[f"{k}mse"] = ratio(sums[f"{k}sse"], n)
-        out[f"{k}overlap"] = ratio(sums[f"{k}hits"], n)
-        out[f"{k}gold_avg_score"] = ratio(sums[f"{k}sg"], n)
+        out[f"{k}corr"] = pearson(s, k)
+        out[f"{k}mse"] = ratio(s[f"{k}sse"], n)
+        out[f"{k}overlap"] = ratio(s[f"{k}hits"], n)
+        out[f"{k}gold_avg_score"] = ratio(s[f"{k}sg"], n)
     return out
 
 
@@ -111,4 +144,5 @@ SCORER = Scorer(
     stats_sql=stats_sql,
     finalize=finalize,
     scopes=SCOPES,
+    stats_from_rows=True,
 )
