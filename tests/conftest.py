@@ -13,6 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from pathlib import Path
 
 import pytest
+from lanes import ModuleScheduling, Watch, longest_first, slow_by_rule
 from standins import NetworkGuard
 
 from mathjudge.benchmarks.stepmathbench import build as stepmathbench
@@ -92,3 +93,26 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
 def stub_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """A provider key for litellm's OpenAI route; the stand-in servers accept any."""
     monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Watch every test for slow work it is not marked for (tests/lanes.py)."""
+    patch = pytest.MonkeyPatch()
+    watch = Watch()
+    watch.install(patch)
+    config.pluginmanager.register(watch, "lanes-watch")
+    config.add_cleanup(patch.undo)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects by the marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if slow_by_rule(item) is not None:
+            item.add_marker(pytest.mark.slow)
+    longest_first(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> ModuleScheduling | None:
+    """`--dist loadscope` (pyproject.toml) schedules by module, browser modules together."""
+    return ModuleScheduling(config, log) if config.getvalue("dist") == "loadscope" else None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
+import pytest
 from click.testing import CliRunner
 
 from conftest import write_jsonl
@@ -138,7 +139,9 @@ def test_build_and_validate_commands(
     assert "5/1000 items (0.5%)" in proc.stdout
 
 
-def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
+def test_demo_from_a_clean_folder(
+    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {
         "MATHJUDGE_MIRROR": str(mirror),
         "PATH": "/usr/bin:/bin",
@@ -284,7 +287,7 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
         )
     ]
     assert leaked == []
-    _reproduce_from_files(tmp_path, mirror, env)
+    _reproduce_from_files(tmp_path, mirror, monkeypatch)
     funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
     assert funnel["steps"][0]["count"] == 13131  # every listing row read
     survivors = next(s["count"] for s in funnel["steps"] if s["name"] == "unique")
@@ -295,21 +298,20 @@ def test_demo_from_a_clean_folder(mirror: Path, tmp_path: Path) -> None:
 TIME = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00| UTC)?")
 
 
-def _reproduce_from_files(demo: Path, mirror: Path, env: dict[str, str]) -> None:
+def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`mathjudge submit` of every judge the demo submitted into a new, empty leaderboard
     repository, then `mathjudge repo sync`: the same site, file for file; only the
     submission times differ (each submission is dated when it was submitted). A second sync
-    scores nothing."""
+    scores nothing. The commands run in this process: the demo above is the test of a process
+    started from a clean folder, and 83 more processes would each import the scoring stack."""
     repo = demo / "example"
     repo.mkdir()
+    monkeypatch.chdir(repo)
 
     def cli(*args: str) -> str:
-        proc = subprocess.run(
-            [sys.executable, "-m", "mathjudge", *args], cwd=repo, capture_output=True,
-            text=True, env=env,
-        )  # fmt: skip
-        assert proc.returncode == 0, (args, proc.stderr)
-        return proc.stdout
+        done = CliRunner().invoke(main, list(args))
+        assert done.exit_code == 0 and done.exception is None, (args, done.output)
+        return done.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
     assert len(folders) == 109

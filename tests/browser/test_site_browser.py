@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections import deque
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urldefrag, urlsplit
 
 import pyarrow.parquet as pq
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Request
 
 from browser.conftest import FORMULA_JUDGE, IMG_JUDGE, O1, SCRIPT_JUDGE, Site, Watched, shots_dir
 from mathjudge.base.names import canonical
@@ -429,6 +430,20 @@ def test_every_internal_link_resolves_and_no_page_is_an_orphan(site: Site) -> No
     assert len(seen) == expected and len(with_items) == 3 and checked > 2000
 
 
+def _open_with_its_favicon(page: Page, url: str, settled: list[Request]) -> None:
+    """Open `url` and wait until its favicon has loaded or failed (`settled` holds the page's
+    settled requests). Chromium asks for a page's favicon only after the page has loaded, at
+    times after the network has gone idle for 500 ms (under load); navigating on then aborts the
+    request (net::ERR_ABORTED), which read as a failed load of a file that is there."""
+    with page.expect_request(lambda r: r.url.endswith("/assets/favicon.svg")) as asked:
+        page.goto(url, wait_until="networkidle")
+    favicon = asked.value
+    deadline = time.monotonic() + 30
+    while not any(r is favicon for r in settled):
+        assert time.monotonic() < deadline, f"{url}: its favicon neither loaded nor failed"
+        page.wait_for_timeout(20)  # lets Playwright deliver the request's events
+
+
 def test_each_kind_of_page_loads_without_errors_and_fits_a_phone(
     site: Site, watched: Watched, browser: Browser
 ) -> None:
@@ -446,9 +461,13 @@ def test_each_kind_of_page_loads_without_errors_and_fits_a_phone(
     pages += ["items/stepmathbench/item.html#stepmath-1", f"models/{doc['models'][0]['id']}.html"]
     pages.append(judge_page(canonical(SCRIPT_JUDGE)))
     failed: list[str] = []
-    watched.page.on("requestfailed", lambda r: failed.append(r.url))
+    settled: list[Request] = []
+    watched.page.on(
+        "requestfailed", lambda r: (failed.append(f"{r.url}: {r.failure}"), settled.append(r))
+    )
+    watched.page.on("requestfinished", lambda r: settled.append(r))
     for path in pages:
-        watched.page.goto(site.url(path), wait_until="networkidle")
+        _open_with_its_favicon(watched.page, site.url(path), settled)
         assert watched.page.title().endswith("mathjudge leaderboard"), path
     assert failed == [] and watched.problems == []
     context = browser.new_context(viewport=PHONE)
