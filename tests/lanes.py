@@ -34,7 +34,7 @@ from xdist.scheduler import LoadScopeScheduling
 BROWSER = "tests/browser/"
 SHARED = frozenset({"all_builds", "datasets_dir", "stepmath_rows"})
 # Where every site render passes (a module global that `build_site` calls by name).
-SITE_RENDER = ("mathjudge.leaderboard.render", "swap_in")
+SITE_RENDER = ("mathjudge.site.render", "swap_in")
 PROCESSES = frozenset({"mathjudge", "pip", "pip3", "node", "npm", "chromium", "lighthouse"})
 RUNS_PYTHON = re.compile(r"\b(mathjudge|python3?|pip3?)\b")
 
