@@ -55,6 +55,7 @@ def leftovers(final: Path) -> list[str]:
     return sorted(p.name for p in final.parent.iterdir() if p.name != final.name)
 
 
+@pytest.mark.slow
 def test_a_kill_after_the_swap_leaves_the_new_folder_published(tmp_path: Path) -> None:
     if atomic._exchange_call() is None:
         pytest.skip("this system cannot swap folders (covered by the two-rename test)")
@@ -68,6 +69,7 @@ def test_a_kill_after_the_swap_leaves_the_new_folder_published(tmp_path: Path) -
     assert complete(final) == "3" and leftovers(final) == []
 
 
+@pytest.mark.slow
 def test_without_a_swap_the_next_run_restores_the_old_folder(tmp_path: Path) -> None:
     final = tmp_path / "dataset"
     publish(final, "1")
@@ -80,6 +82,7 @@ def test_without_a_swap_the_next_run_restores_the_old_folder(tmp_path: Path) -> 
     assert complete(final) == "3" and leftovers(final) == []
 
 
+@pytest.mark.slow
 def test_a_kill_while_writing_leaves_the_old_folder_and_a_staging_folder_to_clean(
     tmp_path: Path,
 ) -> None:
@@ -96,6 +99,7 @@ def test_a_kill_while_writing_leaves_the_old_folder_and_a_staging_folder_to_clea
     assert complete(final) == "3" and leftovers(final) == []
 
 
+@pytest.mark.slow
 def test_a_staging_folder_of_a_live_process_is_left_alone(tmp_path: Path) -> None:
     final = tmp_path / "site"
     publish(final, "1")
@@ -144,6 +148,7 @@ with atomic.atomic_path(Path(sys.argv[1])) as tmp:
 """
 
 
+@pytest.mark.slow
 def test_a_killed_file_write_leaves_a_part_file_the_next_write_removes(tmp_path: Path) -> None:
     target = tmp_path / "scores.json"
     target.write_text("old")

@@ -60,6 +60,7 @@ def test_evaluate_writes_json_and_store(
     assert set(overall["mse"]) == {"scope", "subset", "metric", "value", "ci_low", "ci_high", "n"}
 
 
+@pytest.mark.slow
 def test_bad_input_exits_1_and_leaves_store_unchanged(
     datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
 ) -> None:
@@ -106,11 +107,13 @@ def test_bad_input_exits_1_and_leaves_store_unchanged(
         assert db.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run("evaluate", "nosuchbench", "x.jsonl", "--judge", "j").returncode == 2
     assert run("evaluate", "stepmathbench", "x.jsonl").returncode == 2  # --judge missing
 
 
+@pytest.mark.slow
 def test_missing_dataset_is_explained(tmp_path: Path) -> None:
     proc = run("validate", "stepmathbench", "x.jsonl", "--datasets", str(tmp_path))
     assert proc.returncode == 1
@@ -341,6 +344,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
     assert "0 submission(s) scored, 109 unchanged, 0 removed" in cli(*sync)
 
 
+@pytest.mark.slow
 def test_compare_command(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> None:
     gold = write_jsonl(
         tmp_path / "gold.jsonl",

@@ -72,6 +72,7 @@ def work(
     return work
 
 
+@pytest.mark.slow
 def test_help_lists_every_command_and_imports_no_library_beyond_click(work: Path) -> None:
     report = mathjudge("--help", cwd=work)
     for name in ("build", "validate", "evaluate", "compare", "arxiv", "expertmath", "reported"):
@@ -83,6 +84,7 @@ def test_help_lists_every_command_and_imports_no_library_beyond_click(work: Path
     assert report["top_level"] & heavy == set()
 
 
+@pytest.mark.slow
 def test_validate_evaluate_compare_and_site_never_import_litellm_nor_pandas(
     work: Path, datasets_dir: Path, stepmath_rows: list[dict]
 ) -> None:
@@ -123,6 +125,7 @@ def test_validate_evaluate_compare_and_site_never_import_litellm_nor_pandas(
     assert [p.name for p in (work / "site" / "plots").glob("*.svg")]
 
 
+@pytest.mark.slow
 def test_judge_group_loads_on_use(work: Path) -> None:
     listed = mathjudge("judge", "list", cwd=work)
     assert "answer-equivalence   no model" in listed["stdout"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+import pytest
 from pathlib import Path
 
 from mathjudge import store as results_store
@@ -12,6 +13,7 @@ from mathjudge.api import publish_site
 from mathjudge.scoring.evaluator import dataset_snapshot, evaluate_file
 
 
+@pytest.mark.slow
 def test_the_dataset_page_lists_every_stored_version_newest_first(
     datasets_dir: Path, stepmath_rows: list[dict], tmp_path: Path
 ) -> None:
@@ -44,8 +46,8 @@ def test_the_dataset_page_lists_every_stored_version_newest_first(
     page = (tmp_path / "site" / "datasets" / "stepmathbench.html").read_text(encoding="utf-8")
     versions = re.search(r"<h2>Versions</h2>(.*?)</table>", page, re.S).group(1)
     rows = re.findall(
-        r'<tr><th scope="row">([^<]+)</th><td><code class="hash">([^<]+)</code></td>'
-        r'<td><code class="hash">([^<]*)</code></td><td class="num">(\d+)</td></tr>',
+        r'<tr><th scope="row">([^<]+)</th><td[^>]*><code class="hash">([^<]+)</code></td>'
+        r'<td[^>]*><code class="hash">([^<]*)</code></td><td class="num"[^>]*>(\d+)</td></tr>',
         versions,
     )
     revision = current.manifest["sources"][0]["revision"]

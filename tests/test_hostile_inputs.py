@@ -60,6 +60,7 @@ def test_each_hostile_file_is_a_located_exit_1(datasets_dir: Path, name: str) ->
     assert f"{path}{CRASHES[name]}" in result.output, result.output
 
 
+@pytest.mark.slow
 def test_the_segfaulting_files_exit_cleanly_in_a_real_process(datasets_dir: Path) -> None:
     """Arrow's JSON reader killed the process (exit 139) on these two."""
     for name in ("first_line_null.jsonl", "nested_1000.jsonl"):
@@ -142,6 +143,7 @@ def test_a_directory_or_fifo_is_not_a_regular_file(datasets_dir: Path, tmp_path:
         assert f"{path}: not a regular file ({kind})" in result.output
 
 
+@pytest.mark.slow
 def test_an_unusable_size_limit_is_a_usage_error(datasets_dir: Path) -> None:
     result = cli_subprocess(
         "validate",
@@ -172,6 +174,7 @@ def opc_item(datasets: Path) -> str:
     return table.column("item_id")[0].as_py()
 
 
+@pytest.mark.slow
 def test_a_file_holding_more_than_its_size_says_is_read_no_further(
     datasets_dir: Path, tmp_path: Path
 ) -> None:

@@ -248,6 +248,7 @@ def _metas(tmp_path: Path) -> list[tuple[str, bytes]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_accepted_meta_syncs_and_renders(
     predictions: Path, datasets_dir: Path, tmp_path: Path
 ) -> None:

@@ -146,6 +146,7 @@ def test_a_folder_linked_outside_is_refused(
 
 
 @pytest.mark.parametrize("target", ["/proc/self/pagemap", "/dev/zero", "/etc/passwd"])
+@pytest.mark.slow
 def test_links_with_a_wrong_sha_are_refused_before_reading(
     repo: Path, datasets_dir: Path, target: str
 ) -> None:
@@ -158,6 +159,7 @@ def test_links_with_a_wrong_sha_are_refused_before_reading(
     refused(result, f"{path}: a symbolic link")
 
 
+@pytest.mark.slow
 def test_a_fifo_or_an_oversized_file_is_refused_before_reading(
     repo: Path, datasets_dir: Path
 ) -> None:
@@ -286,6 +288,7 @@ def fake_gold(repo: Path, datasets_dir: Path) -> list[str]:
     return [f"{FOLDER}/predictions.jsonl", "submissions/.f --datasets submissions/.fake --"]
 
 
+@pytest.mark.slow
 def test_gold_labels_never_come_from_the_pull_request(
     repo: Path, datasets_dir: Path, fake_gold: list[str]
 ) -> None:
@@ -296,6 +299,7 @@ def test_gold_labels_never_come_from_the_pull_request(
     refused(result, "--datasets submissions/.fake: lies inside", "must be built outside it")
 
 
+@pytest.mark.slow
 def test_paths_from_keeps_each_name_one_path(
     repo: Path, datasets_dir: Path, fake_gold: list[str], tmp_path: Path
 ) -> None:

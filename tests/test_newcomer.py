@@ -136,6 +136,7 @@ def test_the_readme_lines_after_the_demo_give_a_cli_that_reads_the_local_copy(
     assert (clone / "out" / "stepmathbench" / "manifest.json").is_file()
 
 
+@pytest.mark.slow
 def test_the_demo_script_ends_with_the_lines_that_put_mathjudge_on_path(tmp_path: Path) -> None:
     """`scripts/demo` (here with `--help`, so the demo itself does not run) installs into the
     active virtualenv and then prints how to use it from the user's shell."""

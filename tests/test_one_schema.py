@@ -181,6 +181,7 @@ def template(tmp_path_factory: pytest.TempPathFactory, datasets_dir: Path, stepm
         "details": [{"item": 1, "run": 2**31 - 1, "fields": {"n": -(2**53), "x": [None]}}],
     }
 )
+@pytest.mark.slow
 def test_whatever_check_accepts_sync_stores_and_the_site_renders(
     drawn: dict[str, Any], template: Path, datasets_dir: Path, stepmath_rows: list[dict],
     tmp_path_factory: pytest.TempPathFactory,

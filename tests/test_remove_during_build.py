@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from conftest import write_jsonl
 
@@ -41,6 +42,7 @@ def _evaluate(store: Path, datasets_dir: Path, preds: Path, judge: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_removal_waits_for_a_build_that_started_first(
     tmp_path: Path, datasets_dir: Path, stepmath_rows: list[dict]
 ) -> None:

@@ -56,6 +56,7 @@ def _download(site: Path) -> list[dict]:
     return [r for r in data["rows"] if r["judge"] == JUDGE]
 
 
+@pytest.mark.slow
 def test_each_row_of_the_download_names_what_recomputes_it(site: Path) -> None:
     rows = _download(site)
     assert rows and len({r["command"] for r in rows}) == 1

@@ -142,6 +142,7 @@ def test_reported_tables_pass_the_same_checks(mirror: Path, tmp_path: Path) -> N
     )
 
 
+@pytest.mark.slow
 def test_the_site_shows_a_bounded_summary_and_links_the_whole_meta(
     datasets_dir: Path, predictions: Path, tmp_path: Path
 ) -> None:

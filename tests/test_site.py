@@ -88,6 +88,7 @@ def _ranks(site: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {j: ranked["judges"][sid] for j, sid in site["ids"].items() if sid in ranked["judges"]}
 
 
+@pytest.mark.slow
 def test_rank_value_is_the_published_headline(site: dict[str, Any]) -> None:
     con = duckdb.connect(str(site["store"]), read_only=True)
     try:
@@ -115,6 +116,7 @@ def test_rank_value_is_the_published_headline(site: dict[str, Any]) -> None:
     }
 
 
+@pytest.mark.slow
 def test_identical_judges_tie_and_clear_gaps_separate(site: dict[str, Any]) -> None:
     ranks = _ranks(site)
     exact, twin = ranks["exact judge"], ranks["exact twin"]
@@ -131,6 +133,7 @@ def test_identical_judges_tie_and_clear_gaps_separate(site: dict[str, Any]) -> N
         assert entry["rank_low"] <= entry["rank"] <= entry["rank_high"]
 
 
+@pytest.mark.slow
 def test_group_splits_agree_with_compare(site: dict[str, Any], datasets_dir: Path) -> None:
     """Ranking's noisy-vs-best decision matches the paired test of `mathjudge compare`."""
     ranks = _ranks(site)
@@ -147,6 +150,7 @@ def test_group_splits_agree_with_compare(site: dict[str, Any], datasets_dir: Pat
     assert significant == (ranks["noisy judge"]["group"] != ranks["exact judge"]["group"])
 
 
+@pytest.mark.slow
 def test_explorer_data_matches_hand_counted_disagreements(
     site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
 ) -> None:
@@ -181,6 +185,7 @@ def test_explorer_data_matches_hand_counted_disagreements(
     assert judges[position] == {"submission": noisy, "answered": 1000, "disagree": expected}
 
 
+@pytest.mark.slow
 def test_each_judge_predictions_download_is_what_it_was_scored_on(
     site: dict[str, Any], stepmath_rows: list[dict[str, Any]]
 ) -> None:
@@ -199,6 +204,7 @@ def test_each_judge_predictions_download_is_what_it_was_scored_on(
         assert f'href="../data/predictions/{sid}.jsonl" download' in page
 
 
+@pytest.mark.slow
 def test_csv_neutralises_formulas_but_keeps_numbers(site: dict[str, Any]) -> None:
     for name in ("stepmathbench_scores.csv", "overview.csv"):
         with (site["out"] / "data" / name).open(encoding="utf-8", newline="") as handle:
@@ -213,6 +219,7 @@ def test_csv_neutralises_formulas_but_keeps_numbers(site: dict[str, Any]) -> Non
     assert FORMULA_JUDGE in {r["judge"] for r in data["rows"]}
 
 
+@pytest.mark.slow
 def test_overview_download_has_every_judge_with_its_rank(site: dict[str, Any]) -> None:
     data = json.loads((site["out"] / "data" / "overview.json").read_text(encoding="utf-8"))
     rows = {r["judge"]: r for r in data["rows"] if r["benchmark"] == "stepmathbench"}
@@ -228,6 +235,7 @@ def test_overview_download_has_every_judge_with_its_rank(site: dict[str, Any]) -
     assert rows[MINUS_JUDGE]["partial"] is True and rows[MINUS_JUDGE]["coverage"] == 0.7
 
 
+@pytest.mark.slow
 def test_dataset_page_from_card_and_manifest(site: dict[str, Any], datasets_dir: Path) -> None:
     manifest = json.loads((datasets_dir / "stepmathbench" / "manifest.json").read_text())
     page = (site["out"] / "datasets" / "stepmathbench.html").read_text(encoding="utf-8")
@@ -240,6 +248,7 @@ def test_dataset_page_from_card_and_manifest(site: dict[str, Any], datasets_dir:
     assert "read_parquet" in page
 
 
+@pytest.mark.slow
 def test_release_is_immutable(site: dict[str, Any], datasets_dir: Path) -> None:
     out = site["out"]
     frozen = {

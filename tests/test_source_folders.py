@@ -161,6 +161,7 @@ def test_build_all_goes_on_past_a_failure_and_exits_1(
     assert (tmp_path / "ds" / "stepmathbench" / "manifest.json").is_file()  # built all the same
 
 
+@pytest.mark.slow
 def test_build_all_with_nothing_reachable_says_so(tmp_path: Path) -> None:
     """No mirror and no network: every download goes to a closed local port and fails."""
     closed = closed_port_url()

@@ -91,6 +91,7 @@ def evaluate_args(path: Path, judge: str, store: Path, datasets_dir: Path, *extr
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_two_evaluates_and_a_leaderboard_build_started_together_all_succeed(
     tmp_path: Path, datasets_dir: Path, predictions: list[Path]
 ) -> None:
@@ -123,6 +124,7 @@ def test_two_evaluates_and_a_leaderboard_build_started_together_all_succeed(
     assert (site / "index.html").is_file()
 
 
+@pytest.mark.slow
 def test_a_writer_that_cannot_get_the_lock_in_time_writes_nothing(
     tmp_path: Path, datasets_dir: Path, predictions: list[Path]
 ) -> None:
@@ -148,6 +150,7 @@ def test_a_writer_that_cannot_get_the_lock_in_time_writes_nothing(
         assert con.execute("SELECT judge FROM submissions").fetchall() == [("judge 0",)]
 
 
+@pytest.mark.slow
 def test_a_store_that_is_not_duckdb_is_refused_before_scoring(
     tmp_path: Path, datasets_dir: Path, predictions: list[Path]
 ) -> None:
@@ -164,6 +167,7 @@ def test_a_store_that_is_not_duckdb_is_refused_before_scoring(
     assert code == 1 and f"{store}: not a DuckDB database" in output
 
 
+@pytest.mark.slow
 def test_an_unusable_lock_timeout_is_a_usage_error(
     tmp_path: Path, datasets_dir: Path, predictions: list[Path]
 ) -> None:

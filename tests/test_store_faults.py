@@ -120,6 +120,7 @@ def judges(store: Path) -> list[str]:
 # --- 9. a full disk ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_a_new_store_leaves_no_store_and_no_json(
     small_disk, preds: Path, datasets_dir: Path, tmp_path: Path
 ) -> None:
@@ -132,6 +133,7 @@ def test_a_full_disk_under_a_new_store_leaves_no_store_and_no_json(
     assert sorted(disk.path.iterdir()) == [] and not out.exists()
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_an_existing_store_keeps_it_as_it_was(
     small_disk, preds: Path, datasets_dir: Path, one_result: Path
 ) -> None:
@@ -148,6 +150,7 @@ def test_a_full_disk_under_an_existing_store_keeps_it_as_it_was(
     assert judges(store) == ["first"]
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_json_stores_nothing(
     small_disk, preds: Path, datasets_dir: Path, one_result: Path, tmp_path: Path
 ) -> None:
@@ -162,6 +165,7 @@ def test_a_full_disk_under_json_stores_nothing(
     assert list(disk.path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_site_leaves_no_site(small_disk, one_result: Path) -> None:
     """(Under a file size limit instead of a tmpfs, the store's own write meets it first.)"""
     disk = small_disk(1 << 20, limit=20 << 10)
@@ -342,6 +346,7 @@ def _poison(store: Path, judge: str) -> str:
         return con.execute("SELECT id FROM submissions WHERE judge = ?", [judge]).fetchone()[0]
 
 
+@pytest.mark.slow
 def test_the_site_leaves_out_a_row_it_cannot_render_and_says_so(
     evaluate_into, one_result: Path, tmp_path: Path
 ) -> None:

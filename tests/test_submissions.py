@@ -196,6 +196,7 @@ def test_sync_scores_only_what_changed_and_drops_what_was_removed(
     assert _store_rows(store) == [("Plus one", "2025-08-01 00:00:00", "MIT")]
 
 
+@pytest.mark.slow
 def test_the_site_is_a_function_of_the_repository(
     files: dict[str, Path], datasets_dir: Path
 ) -> None:
@@ -254,6 +255,7 @@ def test_check_scores_the_folders_a_pull_request_changes(
     assert not (tmp / "results.duckdb").exists()  # nothing written
 
 
+@pytest.mark.slow
 def test_cli_submit_sync_and_check(files: dict[str, Path], datasets_dir: Path) -> None:
     runner = CliRunner()
     repo, tmp = files["repo"], files["tmp"]

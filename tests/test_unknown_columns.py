@@ -151,6 +151,7 @@ def test_validate_names_the_column_in_every_format(
     assert f"{where} [scroe]: unknown column (did you mean 'score'?)" in result.output
 
 
+@pytest.mark.slow
 def test_evaluate_submit_check_and_the_api_refuse_it(
     scroe: Path, datasets_dir: Path, tmp_path: Path
 ) -> None:

@@ -4,14 +4,19 @@ Llama-2-70B-chat, labelled by experts."""
 
 from __future__ import annotations
 
+from mathjudge.benchmarks import shortcuts
 from mathjudge.spec.benchmark import BenchmarkSpec, Paper
 from mathjudge.spec.presentation import (
     Direction,
     ItemField,
+    ItemNote,
     MetricGroup,
     MetricSpec,
     ScopeSpec,
 )
+
+# A judge's runs are numbered 0 to MAX_RUN, each scored on its own (metrics.py).
+MAX_RUN = 9
 
 PAPER = Paper("Evaluating LLMs at Detecting Errors in LLM Responses", "2404.03602")
 # The models whose responses are judged, as the paper's tables name them.
@@ -94,9 +99,47 @@ SPEC = BenchmarkSpec(
         ScopeSpec("difficulty", "By task difficulty", "{} tasks", order=("easy", "difficult")),
     ),
     cluster_label="task inputs",
-    items=(ItemField("error", "label", "Says error (vote of its runs)", "verdict"),),
+    items=(
+        ItemField(
+            "error",
+            "label",
+            "Says error (vote of its runs)",
+            "verdict",
+            description="Whether the judge finds a mistake in the model's response: the sign "
+            "of its runs' votes (each run +1 for a mistake, -1 for none), beside the human "
+            "annotators' label.",
+            words=("a mistake", "no mistake", "runs split or unread"),
+        ),
+    ),
+    item_notes=tuple(
+        ItemNote(
+            f"error_r{run}",
+            f"Run {run}",
+            f"The call of the judge's run {run} on this response: +1 a mistake found, -1 none, "
+            "0 a reply the authors could not read; empty where that run did not answer. The "
+            "metrics are computed per run, then averaged over runs.",
+        )
+        for run in range(MAX_RUN + 1)
+    ),
     item_text=("input", "llm_response", "human_explanation"),
     outputs=".outputs:import_outputs",
+    baselines=(
+        shortcuts.constant(
+            "always-error",
+            "Constant (always finds a mistake)",
+            {"error": True},
+            "Says every response has a mistake.",
+            "The share of responses with a mistake alone: recall 1 and precision the base rate; "
+            "a judge whose F1 is not clearly above it has not shown it finds mistakes.",
+        ),
+        shortcuts.constant(
+            "never-error",
+            "Constant (never finds a mistake)",
+            {"error": False},
+            "Says no response has a mistake.",
+            "Accuracy from the share of responses without a mistake; F1 0 by the authors' rule.",
+        ),
+    ),
     reported=".reported",
     local_only=LOCAL_ONLY,
     notes=(

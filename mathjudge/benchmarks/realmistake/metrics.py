@@ -29,12 +29,12 @@ import numpy as np
 import pyarrow as pa
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, model_validator
 
+from mathjudge.benchmarks.realmistake import MAX_RUN
 from mathjudge.benchmarks.stats import mean_where, ratio
 from mathjudge.spec.prediction import PredictionRow
 from mathjudge.spec.scorer import RunReducer, Scorer, grouped_sums_sql
 
 CLUSTER = "task_id"
-MAX_RUN = 9
 RUNS = range(MAX_RUN + 1)
 RUN_COLUMNS = tuple(f"error_r{r}" for r in RUNS)
 METRICS = ("f1", "precision", "recall", "accuracy", "unparsed_rate")
