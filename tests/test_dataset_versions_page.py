@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-import pytest
 from pathlib import Path
+
+import pytest
 
 from mathjudge import store as results_store
 from mathjudge.api import publish_site
