@@ -30,7 +30,7 @@ JUDGE = "bench"
 PHASES: list[tuple[str, str, str]] = [
     ("mathjudge.scoring.evaluator", "open_dataset", "open_dataset"),
     ("mathjudge.scoring.evaluator", "scored_items", "scored_items"),
-    ("mathjudge.scoring.evaluator", "load_submission", "load_submission"),
+    ("mathjudge.scoring.evaluator", "load_predictions", "load_predictions"),
     ("mathjudge.scoring.evaluator", "score", "score"),
     ("mathjudge.scoring.engine", "connect", "connect"),
     ("mathjudge.scoring.engine", "combined_predictions", "combined_predictions"),
@@ -38,7 +38,7 @@ PHASES: list[tuple[str, str, str]] = [
     ("scorer", "extras", "extras"),
     ("mathjudge.scoring.engine", "replicates", "replicates"),
 ]
-TOP = ("open_dataset", "scored_items", "load_submission", "score")  # the others are in score
+TOP = ("open_dataset", "scored_items", "load_predictions", "score")  # the others are in score
 
 
 @dataclass

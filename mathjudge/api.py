@@ -45,7 +45,7 @@ from mathjudge.spec.request import (
     DEFAULT_BOOTSTRAP,
     EvaluationRequest,
     PredictionRows,
-    Predictions,
+    PredictionSource,
 )
 from mathjudge.spec.results import Evaluation
 
@@ -220,7 +220,7 @@ def publish_site(
         )
 
 
-def as_predictions(predictions: Any) -> Predictions:
+def as_predictions(predictions: Any) -> PredictionSource:
     """Predictions as the validator reads them: a path as given, a DataFrame as an Arrow table,
     an Arrow table or a list of dicts as they are."""
     if isinstance(predictions, str | os.PathLike):

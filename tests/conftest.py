@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 # litellm fetches a remote price list at import unless told to use its bundled copy; tests must
 # never reach outside 127.0.0.1, whichever module imports litellm first.
@@ -32,6 +35,40 @@ def mirror_root() -> Path:
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     return mirror_root()
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """`mathjudge demo` as a newcomer runs it: its folder (datasets, store, site) and output."""
+
+    folder: Path
+    stdout: str
+    env: dict[str, str]  # the bare environment it ran in, for commands run after it
+
+
+DEMO_TIMEOUT = 3600  # seconds: the whole demo on a loaded 2-core machine
+
+
+@pytest.fixture(scope="session")
+def demo_run(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """One demo for the session, in a process started in an empty folder with a bare
+    environment: the CLI's test of it and the browser tests of its site all read this run
+    (tests/lanes.py schedules them on one worker), so the suite pays for the demo once."""
+    folder = tmp_path_factory.mktemp("demo")
+    env = {
+        "MATHJUDGE_MIRROR": str(mirror),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(folder),
+        # The shared mirror has no ProofBench or μ-MATH copy: the demo must skip them with a
+        # reason, and never reach for the Hub.
+        "HF_HUB_OFFLINE": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
+        cwd=folder, capture_output=True, text=True, env=env, timeout=DEMO_TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return DemoRun(folder, done.stdout, env)
 
 
 @pytest.fixture(scope="session")

@@ -159,15 +159,20 @@ class Watch:
         return result
 
 
+# The modules that read the session's one demo run (`demo_run` in conftest.py), run by one
+# worker so that the demo runs once: the browser tests of its site and the CLI's test of it.
+DEMO_UNIT = (BROWSER, "tests/test_cli.py")
+
+
 def scope_of(nodeid: str) -> str:
-    """The unit a worker runs whole: the test's module, or all of tests/browser/."""
+    """The unit a worker runs whole: the test's module, or the modules of DEMO_UNIT."""
     module = nodeid.split("::", 1)[0]
-    return BROWSER if module.startswith(BROWSER) else module
+    return BROWSER if module.startswith(DEMO_UNIT) else module
 
 
 class ModuleScheduling(LoadScopeScheduling):
     """xdist's loadscope scheduler, by `scope_of`: a module's tests stay on one worker (its
-    module fixtures are built once), the browser modules share one (and the site they test).
+    module fixtures are built once), the demo's modules share one (and the demo they test).
     With --no-loadscope-reorder the units go out in the order collected."""
 
     def _split_scope(self, nodeid: str) -> str:
@@ -176,7 +181,7 @@ class ModuleScheduling(LoadScopeScheduling):
 
 # The units measured to take longest (scripts/test prints the slowest tests): started first,
 # so that no worker is left running one of them alone at the end.
-LONGEST = ("tests/test_cli.py", BROWSER, "tests/test_leaderboard_repo.py",
+LONGEST = (BROWSER, "tests/test_leaderboard_repo.py",
            "tests/test_fuzz_submissions.py")  # fmt: skip
 
 

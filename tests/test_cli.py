@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from conftest import write_jsonl
+from conftest import DemoRun, write_jsonl
 from mathjudge.cli import main
 
 
@@ -143,34 +143,19 @@ def test_build_and_validate_commands(
 
 
 def test_demo_from_a_clean_folder(
-    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    demo_run: DemoRun, mirror: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = {
-        "MATHJUDGE_MIRROR": str(mirror),
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        # The shared mirror has no ProofBench or μ-MATH copy: the demo must skip them with a
-        # reason, and this test must not reach for the Hub.
-        "HF_HUB_OFFLINE": "1",
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "open the leaderboard: file://" in proc.stdout
-    assert "built 11 dataset(s), scored 109 submission(s) (0 unchanged" in proc.stdout
+    folder, env = demo_run.folder, demo_run.env
+    assert "open the leaderboard: file://" in demo_run.stdout
+    assert "built 11 dataset(s), scored 111 submission(s) (0 unchanged" in demo_run.stdout
     # Run again, it scores nothing and says so (it used to say it evaluated them all).
     again = subprocess.run(
         [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
-        cwd=tmp_path, capture_output=True, text=True, env=env,
+        cwd=folder, capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
-    assert "scored 0 submission(s) (109 unchanged, scored before)" in again.stdout
-    assert (tmp_path / "site" / "index.html").is_file()
+    assert "scored 0 submission(s) (111 unchanged, scored before)" in again.stdout
+    assert (folder / "site" / "index.html").is_file()
     published = (
         "mrmath",
         "judgebench",
@@ -182,7 +167,7 @@ def test_demo_from_a_clean_folder(
         "mathcheck_gsm_process",
         "realmistake",
     )
-    with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(folder / "results.duckdb"), read_only=True) as con:
         rows = con.execute(
             "SELECT benchmark, judge, partial, coverage FROM submissions WHERE source = 'reproduced' "
             "AND benchmark NOT IN (SELECT unnest(?)) ORDER BY ALL",
@@ -253,7 +238,7 @@ def test_demo_from_a_clean_folder(
     ]
     # Every imported judge says what kind it is and where its outputs are published; the
     # demo's own baselines say they are baselines or rules.
-    with duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(folder / "results.duckdb"), read_only=True) as con:
         metas = con.execute(
             "SELECT benchmark, judge, meta FROM submissions WHERE source = 'reproduced'"
         ).fetchall()
@@ -279,22 +264,20 @@ def test_demo_from_a_clean_folder(
         "processbench",
         *published,
     ):
-        assert (tmp_path / "site" / f"{page}.html").is_file()
+        assert (folder / "site" / f"{page}.html").is_file()
     # No page or data file names the folder the demo was built in (or the mirror it read).
     leaked = [
-        str(path.relative_to(tmp_path))
-        for path in (tmp_path / "site").rglob("*")
+        str(path.relative_to(folder))
+        for path in (folder / "site").rglob("*")
         if path.is_file()
-        and (
-            str(tmp_path).encode() in path.read_bytes() or str(mirror).encode() in path.read_bytes()
-        )
+        and (str(folder).encode() in path.read_bytes() or str(mirror).encode() in path.read_bytes())
     ]
     assert leaked == []
-    _reproduce_from_files(tmp_path, mirror, monkeypatch)
-    funnel = json.loads((tmp_path / "arxiv-filter" / "funnel.json").read_text())
+    _reproduce_from_files(folder, mirror, monkeypatch)
+    funnel = json.loads((folder / "arxiv-filter" / "funnel.json").read_text())
     assert funnel["steps"][0]["count"] == 13131  # every listing row read
     survivors = next(s["count"] for s in funnel["steps"] if s["name"] == "unique")
-    candidates = pq.read_table(tmp_path / "arxiv-filter" / "candidates.parquet")
+    candidates = pq.read_table(folder / "arxiv-filter" / "candidates.parquet")
     assert candidates.num_rows == survivors > 0
 
 
@@ -317,7 +300,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
         return done.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 109
+    assert len(folders) == 111
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -332,7 +315,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
     sync = ["repo", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
-    assert "109 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "111 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -341,7 +324,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 200
-    assert "0 submission(s) scored, 109 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 111 unchanged, 0 removed" in cli(*sync)
 
 
 @pytest.mark.slow

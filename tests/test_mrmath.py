@@ -30,7 +30,7 @@ from mathjudge.scoring.engine import cluster_statistics, combined_predictions
 from mathjudge.scoring.evaluator import evaluate_file, scored_items, validate_file
 from mathjudge.scoring.tables import connect
 from mathjudge.store import read
-from mathjudge.validate.submission import load_submission
+from mathjudge.validate.predictions import load_predictions
 
 BENCH = "mrmath"
 RAW = (
@@ -322,7 +322,7 @@ def test_bootstrap_replicate_is_the_exact_pooled_auc(small: Path, tmp_path: Path
     the resampled questions, computed here by brute force."""
     path = write_jsonl(tmp_path / "p.jsonl", judge_rows())
     dataset = open_dataset(BENCH, small)
-    sub = load_submission(path, metrics.Prediction, dataset.item_ids("solutions"))
+    sub = load_predictions(path, metrics.Prediction, dataset.item_ids("solutions"))
     fields = metrics.SCORED_FIELDS
     scorer = registry.scorer(BENCH)
     tables = connect(scored_items(registry.get(BENCH), scorer, dataset), scorer)
@@ -699,7 +699,7 @@ def test_store_ranks_and_compare(
     }
     ids = results_store.save_many(store, list(results.values()))
     with duckdb.connect(str(store), read_only=True) as con:
-        stored = read.load_predictions(con, ids[1])
+        stored = read.stored_predictions(con, ids[1])
         assert sorted(stored) == ["solution_pred", "solution_score", "step_tn", "step_tp"]
         subs = [s for s in read.latest_submissions(con) if s.benchmark == BENCH]
         assert sorted(s.id for s in subs) == sorted(ids)

@@ -573,7 +573,7 @@ def test_store_ranks_and_compare(
     keys = ("gpt-4-0613-simple", "gpt-4-0613-cot", "gemma-7b-it-simple")
     ids = results_store.save_many(store, [evaluated[k] for k in keys])
     with duckdb.connect(str(store), read_only=True) as con:
-        stored = read.load_predictions(con, ids[0])
+        stored = read.stored_predictions(con, ids[0])
         assert sorted(stored) == sorted(("error", *metrics.RUN_COLUMNS))
         subs = [s for s in read.latest_submissions(con) if s.benchmark == BENCH]
         ranked = rank_benchmark(registry.get(BENCH), subs, con)

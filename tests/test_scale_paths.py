@@ -25,7 +25,7 @@ from mathjudge.dataio.writer import write_dataset
 from mathjudge.scoring import bootstrap, evaluator, matrix, tables
 from mathjudge.scoring.evaluator import evaluate_file, scored_items
 from mathjudge.validate import columnar
-from mathjudge.validate.submission import load_submission
+from mathjudge.validate.predictions import load_predictions
 
 CONTESTS = ("USAMO", "IMO", "PUTNAM", "EGMO", "APMO")
 GENERATORS = ("o3", "gemini-2.5-pro", "DeepSeek-R1-0528")
@@ -240,9 +240,9 @@ def test_json_lines_in_pieces_equal_one_piece(
     path = predictions("stepmathbench", datasets_dir, tmp_path / "p.jsonl")
     known = open_dataset("stepmathbench", datasets_dir).item_ids("solutions")
     model = registry.scorer("stepmathbench").prediction
-    whole = load_submission(path, model, known)
+    whole = load_predictions(path, model, known)
     monkeypatch.setattr(columnar, "PARSE_PIECE", 1000)
-    pieces = load_submission(path, model, known)
+    pieces = load_predictions(path, model, known)
     assert pieces.table.equals(whole.table)
     assert np.array_equal(pieces.item_index, whole.item_index)
 
@@ -251,7 +251,7 @@ def test_json_lines_in_pieces_equal_one_piece(
     odd[0]["confidence"], odd[-1]["confidence"] = 1, "high"
     bad = write_jsonl(tmp_path / "odd.jsonl", odd)
     with pytest.raises(ValidationFailed) as raised:
-        load_submission(bad, model, known)
+        load_predictions(bad, model, known)
     assert "confidence" in str(raised.value) and "unknown column" in str(raised.value)
 
 

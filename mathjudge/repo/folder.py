@@ -41,7 +41,7 @@ from mathjudge.repo.confined import shown
 from mathjudge.repo.details import MAX_BYTES as DETAILS_MAX_BYTES
 from mathjudge.repo.schemamessages import guide, schema_problems
 from mathjudge.spec.folder import FileName, FolderRecord, SubmissionMeta
-from mathjudge.validate.submission import max_bytes
+from mathjudge.validate.predictions import max_bytes
 
 SUBMISSIONS = "submissions"
 PREDICTIONS = ("predictions.jsonl", "predictions.csv", "predictions.parquet")

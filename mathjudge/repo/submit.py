@@ -41,7 +41,7 @@ from mathjudge.repo.folder import (
 )
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.folder import FolderRecord, SubmissionMeta
-from mathjudge.validate.submission import FORMATS
+from mathjudge.validate.predictions import FORMATS
 
 
 @dataclass(frozen=True)

@@ -39,10 +39,10 @@ from mathjudge.scoring.engine import (
 from mathjudge.scoring.evaluator import scored_items
 from mathjudge.scoring.paired import Comparison, Side, paired_differences
 from mathjudge.scoring.tables import connect
-from mathjudge.spec.request import DEFAULT_BOOTSTRAP, Predictions
+from mathjudge.spec.request import DEFAULT_BOOTSTRAP, PredictionSource
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store import read
-from mathjudge.validate.submission import load_submission
+from mathjudge.validate.predictions import load_predictions
 
 FILE_RUNS_AGG = "mean"  # `evaluate`'s default, so a file compares as it would be scored
 
@@ -61,8 +61,8 @@ class _Judged:
 
 def compare(
     benchmark: str,
-    a: str | Predictions,
-    b: str | Predictions,
+    a: str | PredictionSource,
+    b: str | PredictionSource,
     *,
     store: Path,
     datasets_dir: Path,
@@ -173,7 +173,7 @@ def _restrict(table: pa.Table, columns: tuple[str, ...], items: list[str]) -> pa
 def _resolve(
     con: duckdb.DuckDBPyConnection,
     benchmark: str,
-    ref: str | Predictions,
+    ref: str | PredictionSource,
     store: Path,
     dataset: BuiltDataset,
     items: pa.Table,
@@ -237,7 +237,7 @@ def _from_store(
             f"{where} was scored with {_options(scored_with)}, not {_options(options)}: compare "
             "it with the options it was scored with (or re-evaluate it with these)"
         )
-    values = read.load_predictions(db, sid)
+    values = read.stored_predictions(db, sid)
     if scorer.pools_k:
         return _counts_from_store(values, Side(judge, "store", sid, 0), where, scorer)
     # A field counts as stored when every column holding it is (lists are not stored).
@@ -282,13 +282,13 @@ def _counts_from_store(
 
 def _from_file(
     con: duckdb.DuckDBPyConnection,
-    predictions: Predictions,
+    predictions: PredictionSource,
     items: pa.Table,
     scorer: Scorer,
     options: dict[str, str],
 ) -> _Judged:
     # Partial files are fine: only the items both judges answered are compared.
-    submission = load_submission(
+    submission = load_predictions(
         predictions, scorer.prediction, items.column("item_id"), allow_partial=True
     )
     side = Side(submission.name, "file", submission.sha256, submission.n_items)

@@ -36,7 +36,7 @@ from mathjudge.spec.results import Score
 from mathjudge.spec.scorer import Extras, Scorer
 
 if TYPE_CHECKING:
-    from mathjudge.validate.submission import Submission
+    from mathjudge.validate.predictions import Predictions
 
 
 @dataclass(frozen=True)
@@ -363,7 +363,7 @@ class Scored:
 def score(
     items: pa.Table,
     scorer: Scorer,
-    submission: Submission,
+    predictions: Predictions,
     *,
     runs_agg: str,
     n_boot: int,
@@ -373,19 +373,19 @@ def score(
     on_step: Callable[[str, int], None] | None = None,
     limits: Limits | None = None,
 ) -> Scored:
-    """The scores of a validated `submission` on `items`: point estimates, percentile CIs from
+    """The scores of a validated `predictions` on `items`: point estimates, percentile CIs from
     `n_boot` cluster-bootstrap replicates drawn with `seed`, and the spread across runs.
     `on_progress` counts the replicates; with `on_step`, called as each long step starts (its
     description and total), it counts every step's units. `limits` bound DuckDB's memory."""
-    table = submission.table
-    fields = scorer.fields_of(submission.fields)
+    table = predictions.table
+    fields = scorer.fields_of(predictions.fields)
     options = resolve_options(scorer, options)
     tables = connect(items, scorer, limits)
     try:
         preds = combined_predictions(tables.con, table, scorer, fields, runs_agg, options)
         # The validated rows themselves where they are one per item: their positions are known.
         same_rows = scorer.reducer is None and _one_per_item(table, scorer, fields)
-        positions = submission.item_index if same_rows else None
+        positions = predictions.item_index if same_rows else None
         stats = cluster_statistics(
             tables,
             scorer,

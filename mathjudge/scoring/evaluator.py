@@ -29,7 +29,7 @@ from mathjudge.spec.request import EvaluationRequest
 from mathjudge.spec.results import DatasetSnapshot, Evaluation, SubmittedFile
 from mathjudge.spec.scorer import Scorer
 from mathjudge.store.lock import check_store_path, lock_timeout
-from mathjudge.validate.submission import Submission, WhoseItems, load_submission
+from mathjudge.validate.predictions import Predictions, WhoseItems, load_predictions
 
 # From this many predictions on, scoring bounds DuckDB's memory, which then spills to disk.
 LARGE_ROWS = 2_000_000
@@ -43,11 +43,11 @@ def validate_file(
     *,
     allow_partial: bool = False,
     content: bytes | None = None,
-) -> Submission:
-    """`path` validated (its `content`, if the caller has read it; see `load_submission`)."""
+) -> Predictions:
+    """`path` validated (its `content`, if the caller has read it; see `load_predictions`)."""
     spec = registry.get(benchmark)
     dataset = open_dataset(spec.dataset, datasets_dir)
-    return load_submission(
+    return load_predictions(
         path,
         registry.scorer(spec.name).prediction,
         dataset.item_ids(spec.items_config),
@@ -170,7 +170,7 @@ def evaluate(
     items = scored_items(spec, scorer, dataset)
     if on_step is not None:
         on_step("reading predictions", 0)
-    submission = load_submission(
+    valid = load_predictions(
         request.predictions,
         scorer.prediction,
         items.column("item_id"),
@@ -178,15 +178,15 @@ def evaluate(
         data=request.content,
         whose_items=whose_items(spec, request.datasets),
     )
-    kept = _kept_file(submission.format, submission.content)
-    submission = replace(submission, content=None)  # not held while scoring: `kept` is
+    kept = _kept_file(valid.format, valid.content)
+    valid = replace(valid, content=None)  # not held while scoring: `kept` is
     pa.default_memory_pool().release_unused()  # the parse's buffers, before scoring's
     seed = spec.seed if request.seed is None else request.seed
-    with _limits(submission.table.num_rows) as limits:
+    with _limits(valid.table.num_rows) as limits:
         scored = score(
             items,
             scorer,
-            submission,
+            valid,
             runs_agg=request.runs_agg,
             n_boot=request.n_boot,
             seed=seed,
@@ -201,14 +201,14 @@ def evaluate(
         dataset_version=dataset.version,
         content_hash=dataset.content_hash,
         judge=judge,
-        sha256=submission.sha256,
-        n_items=submission.n_items,
-        n_expected=submission.n_expected,
-        coverage=submission.coverage,
-        partial=submission.partial,
-        runs=submission.runs,
+        sha256=valid.sha256,
+        n_items=valid.n_items,
+        n_expected=valid.n_expected,
+        coverage=valid.coverage,
+        partial=valid.partial,
+        runs=valid.runs,
         runs_agg=scorer.reducer.name if scorer.reducer is not None else request.runs_agg,
-        fields=submission.fields,
+        fields=valid.fields,
         bootstrap=(bootstrap | {"options": options}) if options else bootstrap,
         meta=meta,
         mathjudge_version=__version__,

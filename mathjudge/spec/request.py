@@ -29,7 +29,7 @@ class PredictionRows:
     label: str
 
 
-Predictions = Path | PredictionRows
+PredictionSource = Path | PredictionRows
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class EvaluationRequest:
     `content` is the predictions file's bytes when the caller has read them."""
 
     benchmark: str
-    predictions: Predictions
+    predictions: PredictionSource
     judge: str
     datasets: Path
     revision: str | None = None

@@ -194,7 +194,7 @@ def submission_meta(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str,
     return {sid: json.loads(meta) if meta else {} for sid, meta in rows}
 
 
-def load_predictions(
+def stored_predictions(
     con: duckdb.DuckDBPyConnection, sid: str
 ) -> dict[str, dict[str, float | None]]:
     """field -> item_id -> value for one stored submission."""

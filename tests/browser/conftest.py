@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-from browser.demo_site import DemoSite, build, demo_store
+from browser.demo_site import DemoSite, build
+from conftest import DemoRun
 from mathjudge import registry
 from mathjudge import store as results_store
 from mathjudge.api import publish_site
@@ -178,10 +179,9 @@ def site(tmp_path_factory: pytest.TempPathFactory, mirror: Path, stepmath_rows) 
 
 
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> DemoSite:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_run: DemoRun) -> DemoSite:
     """The demo's site (see `browser.demo_site`), built once per session."""
-    tmp = tmp_path_factory.mktemp("demo-site")
-    return build(demo_store(tmp / "demo", mirror), tmp)
+    return build(demo_run.folder / "results.duckdb", tmp_path_factory.mktemp("demo-site"))
 
 
 # One browser per test module, not per session: while Playwright's sync API is running, its event

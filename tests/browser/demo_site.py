@@ -2,8 +2,7 @@
 every benchmark the shared mirror holds, the baselines, the judges converted from the authors'
 published outputs and the papers' tables, as `mathjudge demo` builds them.
 
-The store is `$MATHJUDGE_DEMO_STORE` when set (the `results.duckdb` a `mathjudge demo` of this
-checkout wrote, to save its minutes), else a demo run here once per session. The site is
+The store is the session's one demo run (`demo_run` in tests/conftest.py). The site is
 rendered afresh from a copy of it, with the texts of local-only datasets kept as the demo keeps
 them, and once more with the address of a repository for the Submit page.
 """
@@ -11,17 +10,13 @@ them, and once more with the address of a repository for the Submit page.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mathjudge.api import publish_site
 
-DEMO_STORE_ENV = "MATHJUDGE_DEMO_STORE"
 REPO_URL = "https://github.com/example-org/math-judges"
 
 
@@ -60,29 +55,8 @@ def payload(script: Path) -> dict[str, Any]:
     return payload
 
 
-def demo_store(workdir: Path, mirror: Path) -> Path:
-    """The demo's results store: the one named by $MATHJUDGE_DEMO_STORE, else a demo run in
-    `workdir` (several minutes)."""
-    given = os.environ.get(DEMO_STORE_ENV)
-    if given:
-        return Path(given)
-    env = {**os.environ, "MATHJUDGE_MIRROR": str(mirror)}
-    done = subprocess.run(
-        [sys.executable, "-m", "mathjudge", "demo", "--workdir", str(workdir), "--quiet"],
-        env=env, capture_output=True, text=True, timeout=3600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    return workdir / "results.duckdb"
-
-
 def build(store: Path, tmp: Path) -> DemoSite:
     """The demo's site from a copy of `store` (publishing writes the document into it)."""
-    import os as _os
-
-    if _os.environ.get("CHECK_BEFORE"):
-        return DemoSite(
-            root=Path(_os.environ["CHECK_BEFORE"]), bare=Path(_os.environ["CHECK_BEFORE"])
-        )
     copy = tmp / "results.duckdb"
     shutil.copyfile(store, copy)
     root, bare = tmp / "site", tmp / "site-bare"

@@ -2,48 +2,22 @@
 row per judge, with the paper's value beside ours, one entry per judge in the index, and
 baselines drawn as reference lines, never ranked and never a glance leader.
 
-The site is the demo's own pipeline (`run_demo`: build, baselines, published outputs, the
-papers' tables, repository sync, publish) limited to RewardMATH and ProcessBench, the boards
-the issue names; set $MATHJUDGE_DEMO_SITE to the `site/` folder of a full `mathjudge demo` to
-run the same checks on it.
+The site is the demo's (the session's one demo run: `demo` in tests/browser/conftest.py), on
+RewardMATH and ProcessBench, the boards the issue names.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from browser.conftest import shots_dir
+from browser.demo_site import DemoSite
 from mathjudge.base.names import canonical
-from mathjudge.demo import run_demo
 
 PHONE = {"width": 390, "height": 844}
-
-
-@dataclass(frozen=True)
-class DemoSite:
-    root: Path
-
-    def url(self, path: str) -> str:
-        return (self.root / path).as_uri()
-
-
-@pytest.fixture(scope="module")
-def demo(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoSite:
-    given = os.environ.get("MATHJUDGE_DEMO_SITE")
-    if given:
-        return DemoSite(Path(given))
-    work = tmp_path_factory.mktemp("demo")
-    report = run_demo(
-        work, source_dir=mirror, quiet=True, n_boot=200, only={"rewardmath", "processbench"}
-    )
-    assert report.site is not None
-    return DemoSite(work / "site")
 
 
 @pytest.fixture

@@ -13,9 +13,6 @@ budget starts again for each item, on the same event as when the URL names anoth
 from __future__ import annotations
 
 import html
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from conftest import REPO
+from conftest import DemoRun
 
 # One benchmark's items on one page: returns what the page showed, counted per item.
 SHOW_ALL = """async (bench) => {
@@ -77,20 +74,12 @@ SHOW_ALL = """async (bench) => {
 # cufflinks for " (MathCheck-GSM item 325, before the currency rule). Commands and their first
 # argument (\text{...}) are left out before looking.
 PROSE_AMOUNT = r"/^\s*\.?[0-9][^]*[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}/"
-DEMO_TIMEOUT = 3600  # seconds: the whole demo, on a loaded 2-core machine
 
 
 @pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Path:
-    """The demo's site, built from the shared mirror as `mathjudge demo` builds it."""
-    work = tmp_path_factory.mktemp("demo")
-    env = {**os.environ, "MATHJUDGE_MIRROR": str(mirror)}
-    done = subprocess.run(
-        [sys.executable, "-m", "mathjudge", "demo", "--workdir", str(work), "--quiet"],
-        env=env, capture_output=True, text=True, timeout=DEMO_TIMEOUT, cwd=REPO,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    return work / "site"
+def demo_site(demo_run: DemoRun) -> Path:
+    """The site of the session's demo (tests/conftest.py)."""
+    return demo_run.folder / "site"
 
 
 def page_of(site: Path, bench: str) -> Path:

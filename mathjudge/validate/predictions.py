@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from mathjudge.base.config import env_number
 from mathjudge.base.errors import Problem, ValidationFailed
 from mathjudge.spec.prediction import PredictionRow
-from mathjudge.spec.request import PredictionRows, Predictions
+from mathjudge.spec.request import PredictionRows, PredictionSource
 from mathjudge.validate import columnar, records
 from mathjudge.validate.report import Grouped, failure
 
@@ -50,7 +50,7 @@ _BATCH = 65_536
 
 
 @dataclass(frozen=True)
-class Submission:
+class Predictions:
     """Validated predictions: one row per (item_id, run) unless the benchmark takes many
     (`one_row_per_run`), only the fields given. `sha256` identifies the content (a file's bytes;
     an in-memory table's Arrow IPC stream; rows' JSON lines)."""
@@ -157,15 +157,15 @@ def _read(path: Path) -> bytes:
 KnownItems: TypeAlias = Sequence[str] | pa.Array | pa.ChunkedArray
 
 
-def load_submission(
-    predictions: Predictions,
+def load_predictions(
+    predictions: PredictionSource,
     model: type[PredictionRow],
     known_items: KnownItems,
     *,
     allow_partial: bool = False,
     data: bytes | None = None,
     whose_items: WhoseItems | None = None,
-) -> Submission:
+) -> Predictions:
     """Parse and validate `predictions` (a file, or rows in memory) against `model` and the
     dataset's `known_items` (its item ids, in order: a list, or the Arrow column as read,
     which a clean file never needs as Python strings). For a file, `data` is its content when
@@ -214,7 +214,7 @@ def _load_rows(
     known: pa.Array,
     allow_partial: bool,
     whose_items: WhoseItems | None,
-) -> Submission:
+) -> Predictions:
     """Rows in memory, read where they are: a table through the columnar path first, as a
     Parquet file would be; row mappings row by row."""
     rows, name = given.rows, given.label
@@ -240,8 +240,8 @@ def _load_rows(
     return _checked(name, _rows_sha256(rows), checker, allow_partial)
 
 
-def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) -> Submission:
-    return Submission(
+def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) -> Predictions:
+    return Predictions(
         name=name,
         sha256=sha256,
         table=fast.table,
@@ -252,9 +252,9 @@ def _accepted(name: str, sha256: str, fast: columnar.Accepted, n_expected: int) 
     )
 
 
-def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) -> Submission:
+def _checked(name: str, sha256: str, checker: _RowChecker, allow_partial: bool) -> Predictions:
     table, fields, n_items = checker.result(allow_partial)
-    return Submission(
+    return Predictions(
         name=name,
         sha256=sha256,
         table=table,
