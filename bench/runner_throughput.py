@@ -1,4 +1,4 @@
-"""Throughput of the model client (`mathjudge.llm.LlmClient`, the judge runner's transport)
+"""Throughput of the model client (`mathjudge.llm.client.LlmClient`, the judge runner's transport)
 against a local OpenAI-compatible stub that answers every call after a fixed latency.
 
 With latency L and concurrency C no client can exceed C / L calls per second (the bound;
@@ -54,7 +54,9 @@ def main() -> int:
         args.calls, args.latency = 64, 0.01
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from mathjudge.llm import LlmClient, LlmRequest, RetryPolicy
+    from mathjudge.llm.client import LlmClient
+    from mathjudge.llm.request import LlmRequest
+    from mathjudge.llm.retry import RetryPolicy
 
     stub = subprocess.Popen(
         [sys.executable, "-c", _STUB.format(tests=str(ROOT / "tests")), str(args.latency)],

@@ -17,7 +17,8 @@ from mathjudge.benchmarks.arxivmathgradingbench.mining.classify import (
     parse_label,
     record_id,
 )
-from mathjudge.llm import AnswerError, RetryPolicy
+from mathjudge.llm.answers import AnswerError
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 
 FAST = RetryPolicy(attempts=3, initial_wait=0.01, max_wait=2.0, jitter=0.0)

@@ -12,7 +12,8 @@ from mathjudge.benchmarks.arxivmathgradingbench.mining.llm_locations import (
     extract_locations,
     parse_locations_answer,
 )
-from mathjudge.llm import AnswerError, RetryPolicy
+from mathjudge.llm.answers import AnswerError
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)

@@ -15,7 +15,8 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     PaperContext,
     PredictedLocation,
 )
-from mathjudge.llm import AnswerError, RetryPolicy
+from mathjudge.llm.answers import AnswerError
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=1.0, jitter=0.0)

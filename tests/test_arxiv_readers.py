@@ -144,6 +144,7 @@ class AtomReplay(LocalServer):
         return 200, {"Content-Type": "application/atom+xml"}, page.read_bytes()
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_harvest_pages_window_retry_and_politeness() -> None:
     with AtomReplay(fail_start=2, retry_after="1") as server:
         records = list(

@@ -29,6 +29,7 @@ def card_of(folder: Path) -> tuple[str, dict]:
     )
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 @pytest.mark.parametrize("name", registry.dataset_names())
 def test_every_built_card_passes_the_hub_checks(written: Path, name: str) -> None:
     text, manifest = card_of(written / name)

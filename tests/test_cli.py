@@ -147,14 +147,14 @@ def test_demo_from_a_clean_folder(
 ) -> None:
     folder, env = demo_run.folder, demo_run.env
     assert "open the leaderboard: file://" in demo_run.stdout
-    assert "built 11 dataset(s), scored 111 submission(s) (0 unchanged" in demo_run.stdout
+    assert "built 11 dataset(s), scored 134 submission(s) (0 unchanged" in demo_run.stdout
     # Run again, it scores nothing and says so (it used to say it evaluated them all).
     again = subprocess.run(
         [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
         cwd=folder, capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
-    assert "scored 0 submission(s) (111 unchanged, scored before)" in again.stdout
+    assert "scored 0 submission(s) (134 unchanged, scored before)" in again.stdout
     assert (folder / "site" / "index.html").is_file()
     published = (
         "mrmath",
@@ -233,6 +233,7 @@ def test_demo_from_a_clean_folder(
         ("mathcheck_gsm_process", 2),
         ("mrmath", 2),
         ("rewardbench_math", 2),
+        ("realmistake", 2),
         ("rewardmath", 2),
         ("rewardmath_pairwise", 4),
     ]
@@ -300,7 +301,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
         return done.stdout
 
     folders = sorted((demo / "leaderboard" / "submissions").glob("*/*"))
-    assert len(folders) == 111
+    assert len(folders) == 134
     for folder in folders:
         record = json.loads((folder / "submission.json").read_text())
         (predictions,) = folder.glob("predictions.*")
@@ -315,7 +316,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
     sync = ["repo", "sync", ".", "--store", "results.duckdb", "--out", "site",
             "--datasets", str(demo / "datasets"), "--reported", str(mirror / "reported"),
             "--include-local-texts", "--quiet"]  # fmt: skip
-    assert "111 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
+    assert "134 submission(s) scored, 0 unchanged, 0 removed" in cli(*sync)
     ours, theirs = demo / "site", repo / "site"
     files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
@@ -324,7 +325,7 @@ def _reproduce_from_files(demo: Path, mirror: Path, monkeypatch: pytest.MonkeyPa
         if TIME.sub(b"<time>", (ours / f).read_bytes()) != TIME.sub(b"<time>", (theirs / f).read_bytes())
     ]  # fmt: skip
     assert differ == [] and len(files) > 200
-    assert "0 submission(s) scored, 111 unchanged, 0 removed" in cli(*sync)
+    assert "0 submission(s) scored, 134 unchanged, 0 removed" in cli(*sync)
 
 
 @pytest.mark.slow

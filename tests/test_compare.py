@@ -137,6 +137,7 @@ def same_row(s: Difference, f: Difference) -> bool:
     return True
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_store_judges_compare_like_their_files(
     datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
 ) -> None:
@@ -382,6 +383,7 @@ def test_arxiv_pairs_answered_papers_and_own_runs(arxiv_datasets: Path, tmp_path
     assert by_key(result)[("overall", "all", "recall")].b_value == pytest.approx(1 / 4)
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_arxiv_store_compares_like_files(arxiv_datasets: Path, tmp_path: Path) -> None:
     paths = {
         "A": write_jsonl(tmp_path / "a.jsonl", located(JUDGE_A)),

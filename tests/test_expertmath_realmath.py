@@ -14,7 +14,7 @@ from standins import NetworkGuard, OpenAIStub, StubReply
 from mathjudge.base.errors import ValidationFailed
 from mathjudge.benchmarks.expertmath import build as expertmath
 from mathjudge.benchmarks.expertmath.realmath import generate_package
-from mathjudge.llm import RetryPolicy
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=0.1, jitter=0.0)

@@ -99,6 +99,7 @@ def test_one_odd_row_is_named_not_the_many_that_agree(datasets_dir: Path) -> Non
     )
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_millions_of_bad_lines_make_one_line_per_kind_with_the_count(
     datasets_dir: Path, tmp_path: Path
 ) -> None:

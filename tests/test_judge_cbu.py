@@ -22,7 +22,8 @@ from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.cbu import Cbu
 from mathjudge.judges.runner import run_judge
-from mathjudge.llm import LlmClient, RetryPolicy
+from mathjudge.llm.client import LlmClient
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.scoring.evaluator import evaluate_file
 
 BENCH = "expertmath"
@@ -177,6 +178,7 @@ def metric(result: Any, name: str) -> float:
     return next(s.value for s in result.scores if (s.scope, s.metric) == ("overall", name))
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_cbu_on_the_example_package(
     datasets: Path,
     candidates: list[dict[str, Any]],

@@ -22,7 +22,8 @@ from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.parsing import step_labels_parser
 from mathjudge.judges.pf_bv import PfBv, step_modules_parser
 from mathjudge.judges.runner import run_judge, write_outputs
-from mathjudge.llm import AnswerError, LlmClient
+from mathjudge.llm.answers import AnswerError
+from mathjudge.llm.client import LlmClient
 from mathjudge.scoring.evaluator import evaluate_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hard2verify"

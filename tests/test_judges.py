@@ -23,7 +23,9 @@ from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.pf_bv import PfBv, parse_modules
 from mathjudge.judges.runner import benchmarks_of, run_judge, write_outputs
 from mathjudge.judges.step_agent import StepAgent, error_chains, label_parser, parse_steps
-from mathjudge.llm import AnswerError, LlmClient, RetryPolicy
+from mathjudge.llm.answers import AnswerError
+from mathjudge.llm.client import LlmClient
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.scoring.evaluator import evaluate_file, read_meta
 from mathjudge.store import save
 
@@ -147,6 +149,7 @@ def test_every_judge_end_to_end_on_every_bench_it_supports(
     assert f"{name} (stub)" in page
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_step_agent_reproduces_gold_scores_from_gold_labels(datasets: Path) -> None:
     """Fed StepMathBench's own segmentation and human labels, the agent's Eq. (1) score is
     the stored gold score, on every type of problem."""
@@ -237,6 +240,7 @@ def test_answer_equivalence_by_hand() -> None:
     assert final_answer("no math at all") is None
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_answer_equivalence_on_the_mumath_fixture(datasets: Path) -> None:
     """Verdicts checked by reading each of the 16 fixture solutions."""
     rows = rows_of(datasets, "mumath")
@@ -248,6 +252,7 @@ def test_answer_equivalence_on_the_mumath_fixture(datasets: Path) -> None:
     assert not run.failures and run.stats.summary()["requests"] == 0
 
 
+@pytest.mark.slow
 def test_answer_equivalence_on_real_stepmathbench_calculation_items(datasets: Path) -> None:
     rows = rows_of(datasets, "stepmathbench")[:60]
     run = run_judge(AnswerEquivalence(), "stepmathbench", rows, client=None)

@@ -255,6 +255,7 @@ def latest_scores(store: Path) -> dict[str, dict[tuple[str, str, str], tuple[Any
 # --- tests ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_benchmark_page_shows_every_metric_with_paper_scale_and_ci(built: Built) -> None:
     scores = latest_scores(built.store)
     assert set(scores) == {"close judge", "harsh judge", "constant judge", SCRIPT_JUDGE, IMG_JUDGE}

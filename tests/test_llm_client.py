@@ -16,17 +16,11 @@ import pytest
 from standins import OpenAIStub, StubReply
 
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.llm import (
-    AnswerError,
-    LlmCallError,
-    LlmClient,
-    LlmRequest,
-    RetryPolicy,
-    cache_key,
-    final_choice,
-    final_field,
-)
-from mathjudge.llm.retry import retry_after
+from mathjudge.llm.answers import AnswerError, final_choice, final_field
+from mathjudge.llm.cache import cache_key
+from mathjudge.llm.client import LlmCallError, LlmClient
+from mathjudge.llm.request import LlmRequest
+from mathjudge.llm.retry import RetryPolicy, retry_after
 from mathjudge.prompts import load_prompt
 
 FAST = RetryPolicy(attempts=3, initial_wait=0.01, max_wait=2.0, jitter=0.0)
@@ -192,6 +186,7 @@ def test_garbled_response_body_is_retried(tmp_path: Path) -> None:
     assert reply.text == "fine"
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_timeout_is_retried_then_reported(tmp_path: Path) -> None:
     # The timeout is generous next to the stub's 5 s stall so that a loaded machine still gets
     # each request onto the wire before its attempt is cut.

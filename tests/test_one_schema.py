@@ -45,6 +45,7 @@ def test_a_details_run_the_store_cannot_hold_is_refused_at_check(
     )
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 def test_twenty_thousand_unlisted_files_make_one_short_line(repo: Path, datasets_dir: Path) -> None:
     folder = repo / FOLDER
     for k in range(20_000):

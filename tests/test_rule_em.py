@@ -166,6 +166,7 @@ def test_judge_runs_outside_the_main_thread() -> None:
 # --- agreement with the human labels on the real data -----------------------------------------
 
 
+@pytest.mark.slow
 def test_agreement_with_gold_on_stepmathbench(stepmath_rows: list[dict]) -> None:
     """Measured: overlap 94.3 % with gold_score_01 on the 725 Calculation rows, 99.0 % extracted."""
     rows = stepmath_rows

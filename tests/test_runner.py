@@ -30,7 +30,8 @@ from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.direct import DirectJudge
 from mathjudge.judges.proof_grader import ProofGrader
 from mathjudge.judges.runner import run_judge, sidecar, write_outputs
-from mathjudge.llm import LlmClient, RetryPolicy
+from mathjudge.llm.client import LlmClient
+from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 from mathjudge.scoring.evaluator import evaluate_file, read_meta, validate_file
 from mathjudge.store import save

@@ -79,6 +79,7 @@ def valid_row(model: type[PredictionRow], item: str) -> tuple[str, dict[str, Any
     return field, row
 
 
+@pytest.mark.slow  # seconds of work: the full suite runs it
 @pytest.mark.parametrize("bench", BENCHMARKS)
 def test_a_misspelt_field_is_an_error_with_its_suggestion(bench: str, built: Path) -> None:
     spec = registry.get(bench)

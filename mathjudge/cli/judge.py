@@ -141,7 +141,7 @@ def judge_run(
 ) -> None:
     """Run JUDGE on BENCHMARK's built items and write a valid predictions file."""
     from mathjudge.judges.runner import dataset_rows, default_out, run_judge, write_outputs
-    from mathjudge.llm import LlmClient
+    from mathjudge.llm.client import LlmClient
 
     options = {
         "context": context,

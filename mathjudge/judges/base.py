@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from mathjudge.llm import LlmClient, LlmRequest
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
+
+if TYPE_CHECKING:  # litellm, under the client, takes seconds to import: rule judges never do
+    from mathjudge.llm.client import LlmClient
 
 T = TypeVar("T")
 Fields = dict[str, Any]
@@ -43,6 +45,8 @@ class Ask:
         self, messages: Sequence[Mapping[str, str]], parse: Callable[[str], T], *, step: str
     ) -> T:
         """The parsed answer, or `JudgeFailure` naming the step and the reason."""
+        from mathjudge.llm.request import LlmRequest
+
         reply = await self.client.complete_parsed(
             LlmRequest(self.item_id, list(messages), self.run), parse, attempts=self.attempts
         )

@@ -12,7 +12,6 @@ from typing import Any
 from mathjudge import registry
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.catalog import make
-from mathjudge.judges.runner import run_judge
 from mathjudge.spec.benchmark import Baseline, BaselineContext, BenchmarkSpec
 
 Rows = Iterable[Mapping[str, Any]]
@@ -31,6 +30,8 @@ def run_baseline(
                 f"{spec.name}: baseline {baseline.key!r} names judge {baseline.judge!r}, which "
                 "needs a model; a baseline runs without one"
             )
+        from mathjudge.judges.runner import run_judge  # the model client: litellm, seconds
+
         run = run_judge(judge, spec.name, rows, client=None)
         return run.predictions, run.details
     if baseline.run is None:

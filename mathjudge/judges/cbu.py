@@ -24,7 +24,8 @@ from mathjudge.answers.decide import TIMEOUT_S, decide
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.parsing import verdict_parser
-from mathjudge.llm import LlmRequest, final_field
+from mathjudge.llm.answers import final_field
+from mathjudge.llm.request import LlmRequest
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Question, Target
 

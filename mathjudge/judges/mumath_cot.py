@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.parsing import three_way
-from mathjudge.llm import AnswerError
+from mathjudge.llm.answers import AnswerError
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mathjudge.llm import AnswerError, final_choice, final_field
+from mathjudge.llm.answers import AnswerError, final_choice, final_field
 
 _INTEGER = re.compile(r"([0-9]+)(?:\s*/\s*([0-9]+))?")
 

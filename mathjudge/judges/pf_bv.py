@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.direct import numbered
 from mathjudge.judges.parsing import verdict_parser
-from mathjudge.llm import AnswerError, final_field
+from mathjudge.llm.answers import AnswerError, final_field
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
 

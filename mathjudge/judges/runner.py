@@ -35,9 +35,8 @@ from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.judges.base import Ask, Fields, Judge, JudgeFailure, prompt_hashes
 from mathjudge.judges.predictions import write_jsonl
-from mathjudge.llm import LlmClient, LlmStats, Progress
-from mathjudge.llm.client import gather_in_order, run_sync
-from mathjudge.llm.usage import UNKNOWN
+from mathjudge.llm.client import LlmClient, Progress, gather_in_order, run_sync
+from mathjudge.llm.usage import UNKNOWN, LlmStats
 from mathjudge.spec.benchmark import Judging
 
 

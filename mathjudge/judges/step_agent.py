@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.benchmarks.stepmathbench.eq1 import eq1_score
 from mathjudge.judges.base import Ask, Fields, JudgeBase, or_none, user
-from mathjudge.llm import AnswerError, final_field
+from mathjudge.llm.answers import AnswerError, final_field
 from mathjudge.prompts import load_prompt
 from mathjudge.spec.cases import Case, Target
 

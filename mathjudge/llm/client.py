@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -28,6 +28,7 @@ from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.llm.answers import AnswerError
 from mathjudge.llm.cache import CachedAnswer, ResponseCache, cache_key
+from mathjudge.llm.request import LlmRequest, Message
 from mathjudge.llm.retry import RetryPolicy, describe, retrying
 from mathjudge.llm.usage import LlmStats, Usage
 
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
-Message = Mapping[str, str]
 Progress = Callable[[int], None]
 Parser = Callable[[str], T]
 
@@ -62,16 +62,6 @@ class ClientOptions(TypedDict, total=False):
     concurrency: int
     timeout: float
     retry: RetryPolicy | None
-
-
-@dataclass(frozen=True)
-class LlmRequest:
-    """One call. `item_id` names the caller's item in results and errors; `run` salts the cache
-    key so repeated runs of one item get their own answers."""
-
-    item_id: str
-    messages: Sequence[Message]
-    run: int | str = 0
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,11 @@ from mathjudge.benchmarks.arxivmathgradingbench.matching import (
     PaperContext,
     PredictedLocation,
 )
-from mathjudge.llm import ClientOptions, LlmClient, LlmRequest, LlmStats, Progress, final_choice
+from mathjudge.llm.answers import final_choice
+from mathjudge.llm.client import ClientOptions, LlmClient, Progress
 from mathjudge.llm.params import DETERMINISTIC as DEFAULT_PARAMS
+from mathjudge.llm.request import LlmRequest
+from mathjudge.llm.usage import LlmStats
 from mathjudge.prompts import load_prompt
 
 PROMPT_NAME = "location_match"

@@ -33,8 +33,10 @@ from mathjudge.answers.normalised import answers_match
 from mathjudge.base.atomic import atomic_dir
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.jsonfiles import read_json
-from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, final_field
+from mathjudge.llm.answers import AnswerError, final_field
+from mathjudge.llm.client import ClientOptions, LlmClient
 from mathjudge.llm.params import DETERMINISTIC
+from mathjudge.llm.request import LlmRequest
 from mathjudge.prompts import load_prompt
 
 QUESTION_PROMPT = "expertmath_realmath_question"

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any, Literal, Unpack
 
 from mathjudge.base.errors import MathJudgeError
-from mathjudge.llm import ClientOptions, LlmClient, LlmRequest, ParsedReply, Progress, final_choice
+from mathjudge.llm.answers import final_choice
+from mathjudge.llm.client import ClientOptions, LlmClient, ParsedReply, Progress
 from mathjudge.llm.params import DETERMINISTIC
+from mathjudge.llm.request import LlmRequest
 from mathjudge.prompts import Prompt, load_prompt
 
 PROMPT_NAME = "arxiv_classify"

@@ -19,8 +19,10 @@ from typing import Any, Unpack
 
 from mathjudge.benchmarks.arxivmathgradingbench.locations import parse_location
 from mathjudge.benchmarks.arxivmathgradingbench.mining.classify import RecordLike, comment_request
-from mathjudge.llm import AnswerError, ClientOptions, LlmClient, LlmRequest, Progress, final_field
+from mathjudge.llm.answers import AnswerError, final_field
+from mathjudge.llm.client import ClientOptions, LlmClient, Progress
 from mathjudge.llm.params import DETERMINISTIC as DEFAULT_PARAMS
+from mathjudge.llm.request import LlmRequest
 from mathjudge.prompts import load_prompt
 
 PROMPT_NAME = "arxiv_locations"
