@@ -1,4 +1,4 @@
-"""What the scale benchmarks (`evaluate_scale.py`, `proofbench_scale.py`) share: writing a
+"""What the scale benchmarks (`evaluate_scale.py`, `_proofbench_scale.py`) share: writing a
 synthetic built dataset, timing `evaluate_file` by phase, mathjudge's cluster draws for the
 baselines, the number checks and the report.
 

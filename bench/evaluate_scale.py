@@ -1,7 +1,7 @@
 """Scale benchmarks: `mathjudge evaluate` at 1,000,000 items on synthetic built datasets.
 
 `--bench stepmathbench` (200,000 problems x 5 generators), `--bench proofbench` (125,000
-problems x 8 proofs, in `proofbench_scale.py`) or `--bench all` (the default: both, each in a
+problems x 8 proofs, in `_proofbench_scale.py`) or `--bench all` (the default: both, each in a
 fresh process). For each benchmark:
 
 1. times `evaluate_file` end to end (B bootstrap replicates), split into its phases, with the
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import proofbench_scale
+import _proofbench_scale as proofbench_scale
 import pyarrow as pa
 import pyarrow.parquet as pq
 from _scale_common import (

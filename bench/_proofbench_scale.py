@@ -1,5 +1,4 @@
-"""ProofBench part of the scale benchmark: `evaluate_scale.py --bench proofbench`, or this script
-with the same options.
+"""ProofBench part of the scale benchmark, run as `evaluate_scale.py --bench proofbench`.
 
 A synthetic built `proofbench` dataset (default 125,000 problems x 8 generators = 1,000,000
 proofs) and a predictions JSONL; `evaluate_file("proofbench", ...)` timed by phase against a
@@ -360,10 +359,3 @@ def run(args: argparse.Namespace) -> Outcome:
         n_items,
     )
 
-
-if __name__ == "__main__":
-    import sys
-
-    from evaluate_scale import main
-
-    sys.exit(main(["--bench", "proofbench", *sys.argv[1:]]))
