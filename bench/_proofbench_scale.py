@@ -358,4 +358,3 @@ def run(args: argparse.Namespace) -> Outcome:
         ),
         n_items,
     )
-

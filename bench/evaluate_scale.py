@@ -35,9 +35,9 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import _proofbench_scale as proofbench_scale
 import numpy as np
 import pandas as pd
-import _proofbench_scale as proofbench_scale
 import pyarrow as pa
 import pyarrow.parquet as pq
 from _scale_common import (
