@@ -232,8 +232,8 @@ def test_demo_from_a_clean_folder(
         ("mathcheck_gsm", 2),
         ("mathcheck_gsm_process", 2),
         ("mrmath", 2),
-        ("rewardbench_math", 2),
         ("realmistake", 2),
+        ("rewardbench_math", 2),
         ("rewardmath", 2),
         ("rewardmath_pairwise", 4),
     ]

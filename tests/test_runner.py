@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from standins import OpenAIStub, StubReply
 
 from mathjudge.api import publish_site
+from mathjudge.base.names import canonical
 from mathjudge.benchmarks.mumath import build as mumath
 from mathjudge.benchmarks.opc import build as opc
 from mathjudge.benchmarks.proofbench import build as proofbench
@@ -34,6 +35,7 @@ from mathjudge.llm.client import LlmClient
 from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 from mathjudge.scoring.evaluator import evaluate_file, read_meta, validate_file
+from mathjudge.site.views import judge_page
 from mathjudge.store import save
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -296,8 +298,11 @@ def test_cli_run_evaluate_and_site(
     assert overall["tpr"] == pytest.approx(9 / 10) and overall["tnr"] == 1.0
     assert overall["inconclusive_rate"] == pytest.approx(1 / 16)
     site = publish_site(store, tmp_path / "site")
-    page = (site.parent / "mumath.html").read_text(encoding="utf-8")
-    assert "mumath-cot (stub)" in page and "judge_mumath_cot.md" in page
+    board = (site.parent / "mumath.html").read_text(encoding="utf-8")
+    assert "mumath-cot (stub)" in board
+    # The judge's page holds its meta, the prompt file among it.
+    page = (site.parent / judge_page(canonical("mumath-cot (stub)"))).read_text(encoding="utf-8")
+    assert "judge_mumath_cot.md" in page
 
 
 def test_cli_rejects_bad_usage(datasets: Path) -> None:

@@ -41,7 +41,10 @@ SHOW_ALL = """async (bench) => {
     window.dispatchEvent(new HashChangeEvent("hashchange"));  // another item: a fresh budget
     main.textContent = "";
     const shown = [];
-    item.texts.forEach((t, k) => { if (t) shown.push([k, t]); });
+    item.texts.forEach((t, k) => {  // a text, or a list of steps (each shown on its own)
+      if (Array.isArray(t)) t.forEach(step => { if (step) shown.push([k, step]); });
+      else if (t) shown.push([k, t]);
+    });
     item.details.forEach(([j, lines]) => lines.forEach(([key, t]) => shown.push([-1, t])));
     for (const [k, t] of shown) {
       const box = mathjudgeMath.text(t, "text");

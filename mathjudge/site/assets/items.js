@@ -371,7 +371,7 @@
       if (start) {
         var quote = element("span", "“" + start + "”", "item-start");
         h1.appendChild(quote);
-        lazyMath(quote);
+        window.mathjudgeMath.typeset(quote);
       }
     }
 
