@@ -39,7 +39,7 @@ from mathjudge.site.views import (
 from mathjudge.spec.document import BenchmarkDocument, BoardSubmission
 
 FRONT_ROWS = 5  # rows per benchmark on the front page; its page lists every judge
-PHONE_ROWS = 2  # of them on a phone (and the leader), where fifteen boards of five rows are too
+PHONE_ROWS = 1  # of them on a phone (and the leader), where fifteen boards of five rows are too
 # long a page: the board's own page lists every result
 ALL_KINDS = "all"
 NO_JUDGE = "no judge reproduced here yet, only baselines (reference lines) and papers' values"
