@@ -69,7 +69,7 @@ def test_a_published_build_leaves_local_only_texts_out_and_says_why(
     # The item pages' data: every text empty, no details; every call there.
     folder = site / "data" / items["pages"]
     assert all(
-        entry == {"texts": [], "details": []}
+        entry["texts"] == [] and entry["details"] == [] and entry["start"] == ""
         for chunk in _payloads(folder, "text")
         for entry in chunk.values()
     )

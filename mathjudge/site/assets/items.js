@@ -214,10 +214,26 @@
       });
     }
 
+    /* The filters as one value: a "change" that changes nothing (the search box losing focus
+       to a click on a result) must not redraw the rows under the pointer, eating the click. */
+    function filterKey() {
+      return JSON.stringify([facets.map(function (s) { return s.value; }), judge ? judge.value : "",
+        disagree ? disagree.checked : false, search ? search.value.trim() : ""]);
+    }
+    var applied = null;
+    function refresh() {
+      var key = filterKey();
+      if (key === applied) return;
+      applied = key;
+      page = 0;
+      apply();
+    }
+
     fromHash();
+    applied = filterKey();
     form.hidden = false;
-    form.addEventListener("change", function () { page = 0; apply(); });
-    form.addEventListener("input", function () { page = 0; apply(); });
+    form.addEventListener("change", refresh);
+    form.addEventListener("input", refresh);
     pager.addEventListener("click", function (event) {
       var go = event.target.closest("[data-go]");
       if (!go) return;
