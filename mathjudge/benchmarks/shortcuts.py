@@ -33,18 +33,27 @@ Rows = Iterable[Mapping[str, Any]]
 HERE = "mathjudge.benchmarks.shortcuts"
 
 
-def constant(
-    key: str, judge_name: str, prediction: Mapping[str, Any], description: str, tells: str
+def _rule(
+    key: str, judge_name: str, description: str, tells: str, run: str, args: dict[str, Any]
 ) -> Baseline:
-    """A baseline giving every item `prediction` (its prediction fields and values)."""
+    """A complete baseline computed by `run`, a function of this module, with `args`."""
     return Baseline(
         key=key,
         judge_name=judge_name,
         partial=False,
         description=description,
-        run=f"{HERE}:same_for_all",
-        args={"prediction": dict(prediction)},
+        run=f"{HERE}:{run}",
+        args=args,
         tells=tells,
+    )
+
+
+def constant(
+    key: str, judge_name: str, prediction: Mapping[str, Any], description: str, tells: str
+) -> Baseline:
+    """A baseline giving every item `prediction` (its prediction fields and values)."""
+    return _rule(
+        key, judge_name, description, tells, "same_for_all", {"prediction": dict(prediction)}
     )
 
 
@@ -62,14 +71,13 @@ def by_length(
     """A baseline scoring each solution by its length: the characters of the item column
     `text` (a string, or a list of strings such as steps), or the number in `count` (a step
     count); the longer scores higher when `longer`, else the shorter."""
-    return Baseline(
-        key=key,
-        judge_name=judge_name,
-        partial=False,
-        description=description,
-        run=f"{HERE}:length_score",
-        args={"field": field, "text": text, "count": count, "sign": 1 if longer else -1},
-        tells=tells,
+    return _rule(
+        key,
+        judge_name,
+        description,
+        tells,
+        "length_score",
+        {"field": field, "text": text, "count": count, "sign": 1 if longer else -1},
     )
 
 
@@ -89,14 +97,13 @@ def pair_by_length(
     `b`: texts measured in characters, or counts), the longer side preferred when `longer`.
     `form` is how the benchmark takes a pair's prediction: `score_a`/`score_b`, or `preferred`
     ("A", "B", or null on equal lengths, which the scorer counts as no verdict)."""
-    return Baseline(
-        key=key,
-        judge_name=judge_name,
-        partial=False,
-        description=description,
-        run=f"{HERE}:length_pair",
-        args={"a": a, "b": b, "measure": measure, "sign": 1 if longer else -1, "form": form},
-        tells=tells,
+    return _rule(
+        key,
+        judge_name,
+        description,
+        tells,
+        "length_pair",
+        {"a": a, "b": b, "measure": measure, "sign": 1 if longer else -1, "form": form},
     )
 
 
@@ -116,13 +123,13 @@ def step_list(
     """A baseline labelling every step of each solution (`count` steps) `good`, or the first
     one `bad` when `first_wrong`; `solution`, where the benchmark also takes a verdict on the
     whole solution, gets whether no step is wrong."""
-    return Baseline(
-        key=key,
-        judge_name=judge_name,
-        partial=False,
-        description=description,
-        run=f"{HERE}:step_labels",
-        args={
+    return _rule(
+        key,
+        judge_name,
+        description,
+        tells,
+        "step_labels",
+        {
             "count": count,
             "field": field,
             "first_wrong": first_wrong,
@@ -130,7 +137,6 @@ def step_list(
             "bad": bad,
             "solution": solution,
         },
-        tells=tells,
     )
 
 

@@ -19,6 +19,16 @@ from mathjudge.spec.presentation import (
 PAPER = Paper("Reliable Fine-Grained Evaluation of Natural Language Math Proofs", "2510.13888")
 JUDGES = ("direct", "proof-grader")
 TARGET = Target("score", max_score=7)
+# A judge's grade beside the expert's, as the item pages show it (ProofBench and best-of-n).
+EXPERT_SCORE = ItemField(
+    "score",
+    "expert_score",
+    "Score (0–7)",
+    "score",
+    tolerance=1.0,
+    description="The judge's grade of the proof out of 7; gold: the expert's grade. "
+    "Within one point of it counts as agreeing.",
+)
 
 
 def proof_case(row: Mapping[str, Any]) -> Case:
@@ -108,17 +118,7 @@ SPEC = BenchmarkSpec(
         ScopeSpec("run", "Single runs", "Run {}"),
         ScopeSpec("run_spread", "Spread of single runs", "Across single runs: {}"),
     ),
-    items=(
-        ItemField(
-            "score",
-            "expert_score",
-            "Score (0–7)",
-            "score",
-            tolerance=1.0,
-            description="The judge's grade of the proof out of 7; gold: the expert's grade. "
-            "Within one point of it counts as agreeing.",
-        ),
-    ),
+    items=(EXPERT_SCORE,),
     item_text=("problem", "proof"),
     item_title="{problem_id}, proof by {generator}",
     plots=(PlotSpec("confusion_heatmap", "Expert score against the judge's rounded score"),),

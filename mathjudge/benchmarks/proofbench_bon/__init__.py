@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from mathjudge.benchmarks import shortcuts
-from mathjudge.benchmarks.proofbench import JUDGES, PAPER, TARGET, points, proof_case
+from mathjudge.benchmarks.proofbench import (
+    EXPERT_SCORE,
+    JUDGES,
+    PAPER,
+    TARGET,
+    points,
+    proof_case,
+)
 from mathjudge.spec.benchmark import BenchmarkSpec, Judging
-from mathjudge.spec.presentation import ItemField, MetricGroup, MetricSpec, PlotSpec, ScopeSpec
+from mathjudge.spec.presentation import MetricGroup, MetricSpec, PlotSpec, ScopeSpec
 
 SPEC = BenchmarkSpec(
     name="proofbench_bon",
@@ -43,17 +50,7 @@ SPEC = BenchmarkSpec(
         ),
     ),
     scopes=(ScopeSpec("bon", "By n", "Subsets of {}"),),
-    items=(
-        ItemField(
-            "score",
-            "expert_score",
-            "Score (0–7)",
-            "score",
-            tolerance=1.0,
-            description="The judge's grade of the proof out of 7; gold: the expert's grade. "
-            "Within one point of it counts as agreeing.",
-        ),
-    ),
+    items=(EXPERT_SCORE,),
     item_text=("problem", "proof"),
     plots=(PlotSpec("bon_curve", "Expected expert score of the pick against n", "bon"),),
     judging=Judging(target=TARGET, case=proof_case, judges=JUDGES),
