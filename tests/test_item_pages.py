@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from mathjudge import registry
-from mathjudge.site.items import _call_text_sql, show_value
+from mathjudge.site.items import _call_text_sql, _details_lines, show_value
 from mathjudge.spec.document import ItemColumn
 
 JARGON = ("On the right side", "Prefers A", "(-1: none)", "Solution positive")
@@ -86,3 +86,23 @@ def test_a_solution_held_as_steps_stays_a_list_of_texts() -> None:
     assert rows["a"]["lines"] == ["first line\nsecond line", "next step"]
     assert rows["b"]["paragraphs"] == [] and rows["b"]["lines"] is None
     assert rows["a"]["question"] == "Why?"
+
+
+def test_a_details_value_that_holds_nothing_reads_none() -> None:
+    """MathCheck-GSM's details of a reply no rule could read carry `read_as` null; the item view
+    shows it, and any other value that holds nothing, as "none" (the word a call without a
+    value shows), never as an empty box or as JSON's "null"."""
+    unread = {"reply": "The answer is 12.", "parsed_by": "none", "read_as": None}
+    assert _details_lines([unread]) == [
+        ["reply", "The answer is 12."],
+        ["parsed_by", "none"],
+        ["read_as", "none"],
+    ]
+    blank = {"run": 2, "reasoning": " \n", "steps": [], "votes": {}, "score": 0, "ok": False}
+    assert _details_lines([blank]) == [
+        ["run 2: reasoning", "none"],
+        ["run 2: steps", "none"],
+        ["run 2: votes", "none"],
+        ["run 2: score", "0"],
+        ["run 2: ok", "false"],
+    ]

@@ -13,6 +13,7 @@ import pytest
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.document.aliases import parse_models, table
 from mathjudge.site.modelpages import facts_view
+from mathjudge.spec.document import ModelFacts
 
 
 def _texts(mirror: Path) -> str:
@@ -51,6 +52,11 @@ def test_every_stated_fact_is_found_in_the_shared_data(mirror: Path) -> None:
         if m.parameters:
             names = " ".join([m.name, *m.aliases]).upper().replace(" ", "-")
             assert m.parameters.upper() in names, (m.id, m.parameters)
+            # Where the source is named with the name, that name is the sources' own.
+            quoted = re.search(r"the model's name, (\S+) as", where)
+            if quoted:
+                assert quoted.group(1) in texts, (m.id, quoted.group(1))
+                assert m.parameters.upper() in quoted.group(1).upper(), (m.id, m.parameters)
         if m.license:  # as the model's authors state it for its weights
             assert f"{m.name}: {m.license}" in texts, m.id
     gpt4o = next(m for m in models if m.id == "gpt-4o")
@@ -64,6 +70,12 @@ def test_every_stated_fact_is_found_in_the_shared_data(mirror: Path) -> None:
     # Nothing is guessed: no source here states Claude 3.5 Sonnet's weights or parameters.
     sonnet = next(m for m in models if m.id == "claude-3.5-sonnet")
     assert (sonnet.type, sonnet.open_weights, sonnet.parameters) == (None, None, None)
+    # ReaLMistake's judges: their names state their sizes, and no source here states anything
+    # else of them (Gemini 1.0 Pro's name states no size).
+    llama2 = next(m for m in models if m.id == "llama-2-70b-chat")
+    assert (llama2.parameters, llama2.type, llama2.open_weights) == ("70B", None, None)
+    gemini = next(m for m in models if m.id == "gemini-1.0-pro")
+    assert gemini.facts() == ModelFacts()
 
 
 def test_a_fact_without_its_source_is_refused() -> None:

@@ -136,9 +136,20 @@ def check_meta(meta: Any, where: str) -> dict[str, Any]:
     return meta
 
 
+EMPTY_DETAIL = "none"  # a details value that holds nothing, as a call without a value reads
+
+
 def shown_text(value: Any) -> str:
-    """A details value as an item view shows it: text as it is, any other value as JSON."""
+    """A details value as an item view shows it: text as it is, any other value as JSON, and a
+    value that holds nothing (null, blank text, an empty list or object) as EMPTY_DETAIL, never
+    as an empty box or as JSON's "null" (MathCheck-GSM's `read_as` of an unparsed reply)."""
+    if value is None or (isinstance(value, str | list | dict) and not _holds_something(value)):
+        return EMPTY_DETAIL
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _holds_something(value: str | list[Any] | dict[str, Any]) -> bool:
+    return bool(value.strip()) if isinstance(value, str) else bool(value)
 
 
 def paragraphs(text: str) -> int:

@@ -29,6 +29,10 @@ LONG = [
         "why": "".join(f"${i}$\n\n" if i % 10 == 0 else "x\n\n" for i in range(1900)),
     }
 ]
+# MathCheck-GSM's details of a reply no rule could read: no label (`read_as` null)
+UNREAD = [
+    {"item_id": "stepmath-4", "reply": "The answer is 12.", "parsed_by": "none", "read_as": None}
+]
 AT_ONCE = 200  # paragraphs of one text shown at first (math.js)
 VIEW_MS = 20_000  # the hostile view took 34 s to load before its work was bounded
 
@@ -45,7 +49,7 @@ def item_site(
     store = tmp / "results.duckdb"
     assert len("".join(json.dumps(r) + "\n" for r in HOSTILE)) > 660_000
     results_store.save_synced(
-        store, "submissions/stepmathbench/gold", "key", result, HOSTILE + LONG
+        store, "submissions/stepmathbench/gold", "key", result, HOSTILE + LONG + UNREAD
     )
     publish_site(store, tmp / "site")
     return tmp / "site"
@@ -85,6 +89,19 @@ def test_a_long_text_is_shown_a_batch_at_a_time(page: Page, item_site: Path) -> 
     formula = details.locator("p").nth(390)  # "$390$", in the second batch
     formula.scroll_into_view_if_needed()
     formula.locator(".katex").wait_for()  # typeset as it comes into view
+
+
+def test_a_details_value_that_holds_nothing_reads_none(page: Page, item_site: Path) -> None:
+    """MathCheck-GSM's `read_as` of an unparsed reply is null: it reads "none", as a call
+    without a value does, never as an empty box or as "null"."""
+    open_item(page, item_site, "stepmath-4")
+    page.wait_for_selector("html[data-item='stepmath-4']", state="attached", timeout=VIEW_MS)
+    lines = page.locator("table.item-judges td.details .reasoning")
+    shown = [
+        (line.locator(".key").inner_text(), line.locator(".text").inner_text())
+        for line in lines.all()
+    ]
+    assert shown == [("reply", "The answer is 12."), ("parsed_by", "none"), ("read_as", "none")]
 
 
 def test_a_fragment_that_names_no_item_is_never_the_heading(page: Page, item_site: Path) -> None:

@@ -231,7 +231,6 @@
 
     fromHash();
     applied = filterKey();
-    form.hidden = false;
     form.addEventListener("change", refresh);
     form.addEventListener("input", refresh);
     pager.addEventListener("click", function (event) {
