@@ -5,8 +5,8 @@ is slow, by rule, when it does work that takes seconds each time:
 
 - it drives a browser: everything under tests/browser/ (marked here, by path);
 - it reads the full mirror itself: its fixtures reach `mirror` other than through the
-  session's shared data (`SHARED`: each dataset built, the StepMathBench file read, once per
-  worker), e.g. a module fixture that builds, imports published outputs or demos from the
+  session's shared data (`SHARED`: each dataset built and written, the StepMathBench file
+  read, once per worker), e.g. a module fixture that builds, imports published outputs or demos from the
   mirror (marked here, from the fixture closure);
 - it starts a process that runs Python, mathjudge, pip, Node or Chromium: the demo, a script,
   the CLI in a child process, a new virtualenv (`PROCESSES`);
@@ -32,7 +32,7 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 BROWSER = "tests/browser/"
-SHARED = frozenset({"all_builds", "datasets_dir", "stepmath_rows"})
+SHARED = frozenset({"all_builds", "all_written", "datasets_dir", "stepmath_rows"})
 # Where every site render passes (a module global that `build_site` calls by name).
 SITE_RENDER = ("mathjudge.site.render", "swap_in")
 PROCESSES = frozenset({"mathjudge", "pip", "pip3", "node", "npm", "chromium", "lighthouse"})
