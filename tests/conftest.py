@@ -112,6 +112,16 @@ def all_builds(mirror: Path) -> dict:
     }
 
 
+@pytest.fixture(scope="session")
+def all_written(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every dataset of `all_builds` written to one folder, once per session (the tests only
+    read it)."""
+    out = tmp_path_factory.mktemp("all-datasets")
+    for build in all_builds.values():
+        write_dataset(build, out)
+    return out
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

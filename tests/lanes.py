@@ -5,8 +5,8 @@ is slow, by rule, when it does work that takes seconds each time:
 
 - it drives a browser: everything under tests/browser/ (marked here, by path);
 - it reads the full mirror itself: its fixtures reach `mirror` other than through the
-  session's shared data (`SHARED`: each dataset built, the StepMathBench file read, once per
-  worker), e.g. a module fixture that builds, imports published outputs or demos from the
+  session's shared data (`SHARED`: each dataset built and written, the StepMathBench file
+  read, once per worker), e.g. a module fixture that builds, imports published outputs or demos from the
   mirror (marked here, from the fixture closure);
 - it starts a process that runs Python, mathjudge, pip, Node or Chromium: the demo, a script,
   the CLI in a child process, a new virtualenv (`PROCESSES`);
@@ -32,7 +32,7 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 BROWSER = "tests/browser/"
-SHARED = frozenset({"all_builds", "datasets_dir", "stepmath_rows"})
+SHARED = frozenset({"all_builds", "all_written", "datasets_dir", "stepmath_rows"})
 # Where every site render passes (a module global that `build_site` calls by name).
 SITE_RENDER = ("mathjudge.site.render", "swap_in")
 PROCESSES = frozenset({"mathjudge", "pip", "pip3", "node", "npm", "chromium", "lighthouse"})
@@ -162,17 +162,32 @@ class Watch:
 # The modules that read the session's one demo run (`demo_run` in conftest.py), run by one
 # worker so that the demo runs once: the browser tests of its site and the CLI's test of it.
 DEMO_UNIT = (BROWSER, "tests/test_cli.py")
+# The modules whose tests call a model through litellm (a local stand-in): litellm's import
+# takes 5 s of CPU, paid once per worker that makes a client, so one worker runs them all.
+LLM = "tests/llm"
+LLM_UNIT = tuple(
+    f"tests/test_{name}.py"
+    for name in (
+        "arxiv_classify", "arxiv_licenses", "arxiv_llm_locations", "arxiv_llm_match",
+        "arxiv_pipeline", "arxivmath_metrics", "expertmath_realmath", "judge_cbu",
+        "judge_hard2verify", "judges", "llm_client", "runner",
+    )
+)  # fmt: skip
 
 
 def scope_of(nodeid: str) -> str:
-    """The unit a worker runs whole: the test's module, or the modules of DEMO_UNIT."""
+    """The unit a worker runs whole: the test's module, or the modules of DEMO_UNIT or of
+    LLM_UNIT."""
     module = nodeid.split("::", 1)[0]
-    return BROWSER if module.startswith(DEMO_UNIT) else module
+    if module.startswith(DEMO_UNIT):
+        return BROWSER
+    return LLM if module in LLM_UNIT else module
 
 
 class ModuleScheduling(LoadScopeScheduling):
     """xdist's loadscope scheduler, by `scope_of`: a module's tests stay on one worker (its
-    module fixtures are built once), the demo's modules share one (and the demo they test).
+    module fixtures are built once), the demo's modules share one (and the demo they test), and
+    so do the modules that call a model (and import litellm).
     With --no-loadscope-reorder the units go out in the order collected."""
 
     def _split_scope(self, nodeid: str) -> str:
@@ -180,9 +195,13 @@ class ModuleScheduling(LoadScopeScheduling):
 
 
 # The units measured to take longest (scripts/test prints the slowest tests): started first,
-# so that no worker is left running one of them alone at the end.
-LONGEST = (BROWSER, "tests/test_leaderboard_repo.py",
-           "tests/test_fuzz_submissions.py")  # fmt: skip
+# so that no worker is left running one of them alone at the end. After the full suite's three,
+# the quick lane's longest (8-17 s each on a loaded 2-core machine; collected in name order,
+# test_store_faults and test_submissions came last and left the other worker idle for 16 s).
+LONGEST = (BROWSER, "tests/test_leaderboard_repo.py", "tests/test_fuzz_submissions.py",
+           LLM, "tests/test_store_faults.py", "tests/test_compare.py", "tests/test_proofbench.py",
+           "tests/test_submissions.py", "tests/test_stepmathbench_metrics.py",
+           "tests/test_store.py", "tests/test_scale_paths.py")  # fmt: skip
 
 
 def longest_first(items: list[pytest.Item]) -> None:

@@ -12,15 +12,11 @@ import yaml
 from mathjudge import registry
 from mathjudge.dataio.cardcheck import check_card, vocabulary
 from mathjudge.dataio.cards import arxiv_ids, citation, for_repo
-from mathjudge.dataio.writer import write_dataset
 
 
 @pytest.fixture(scope="module")
-def written(all_builds, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("cards")
-    for build in all_builds.values():
-        write_dataset(build, out)
-    return out
+def written(all_written: Path) -> Path:
+    return all_written
 
 
 def card_of(folder: Path) -> tuple[str, dict]:

@@ -197,8 +197,13 @@ def test_only_shared_items_are_compared(
     assert overall.n_items == 725
 
 
-@pytest.fixture
-def errors_store(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) -> Path:
+@pytest.fixture(scope="module")
+def errors_store(
+    datasets_dir: Path, tmp_path_factory: pytest.TempPathFactory, stepmath_rows: list[dict]
+) -> Path:
+    """One store of judges `compare` must refuse (the tests only read it), beside `gold.jsonl`,
+    which is also the name of a stored judge."""
+    tmp_path = tmp_path_factory.mktemp("errors")
     result = evaluate_file(
         BENCH,
         write_jsonl(tmp_path / "gold.jsonl", gold(stepmath_rows)),
@@ -233,9 +238,9 @@ def errors_store(datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]) 
     ],
 )
 def test_refuses_judges_it_cannot_pair(
-    datasets_dir: Path, tmp_path: Path, errors_store: Path, a: str, message: str
+    datasets_dir: Path, errors_store: Path, a: str, message: str
 ) -> None:
-    a = str(tmp_path / "gold.jsonl") if a == "FILE" else a
+    a = str(errors_store.parent / "gold.jsonl") if a == "FILE" else a
     with pytest.raises(MathJudgeError, match=message):
         compare(BENCH, a, "gold", store=errors_store, datasets_dir=datasets_dir, n_boot=10)
 

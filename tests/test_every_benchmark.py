@@ -11,15 +11,11 @@ import pytest
 from benchmark_checks import missing, scoring_problems
 
 from mathjudge import registry
-from mathjudge.dataio.writer import write_dataset
 
 
 @pytest.fixture(scope="module")
-def datasets(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("every-benchmark")
-    for build in all_builds.values():
-        write_dataset(build, out)
-    return out
+def datasets(all_written: Path) -> Path:
+    return all_written
 
 
 @pytest.mark.parametrize("name", registry.names())

@@ -17,7 +17,6 @@ from mathjudge import registry
 from mathjudge.api import publish_site
 from mathjudge.benchmarks.stepmathbench import rule_em
 from mathjudge.benchmarks.stepmathbench.build import STEP_LABELS
-from mathjudge.dataio.writer import write_dataset
 from mathjudge.judges.answer_equivalence import AnswerEquivalence, equivalent, final_answer
 from mathjudge.judges.catalog import JUDGES, make
 from mathjudge.judges.pf_bv import PfBv, parse_modules
@@ -39,12 +38,9 @@ pytestmark = pytest.mark.usefixtures("no_network")
 
 
 @pytest.fixture(scope="module")
-def datasets(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def datasets(all_written: Path) -> Path:
     """Every dataset a judged pair here reads, from the session's builds."""
-    out = tmp_path_factory.mktemp("datasets")
-    for name in sorted({CONFIG[bench][0] for _, bench in PAIRS} | {"stepmathbench", "opc"}):
-        write_dataset(all_builds[name], out)
-    return out
+    return all_written
 
 
 def rows_of(datasets: Path, benchmark: str) -> list[dict[str, Any]]:

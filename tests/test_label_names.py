@@ -12,15 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import ClassLabel, load_dataset
 
-from mathjudge.dataio.writer import write_dataset
-
 
 @pytest.fixture(scope="module")
-def written(all_builds, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("named")
-    for name in ("stepmathbench", "opc", "mrmath", "mumath", "expertmath", "hard2verify"):
-        write_dataset(all_builds[name], out)
-    return out
+def written(all_written: Path) -> Path:
+    return all_written
 
 
 def parquet(out: Path, name: str, config: str) -> str:

@@ -13,7 +13,6 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from scipy.stats import mannwhitneyu
 
 from conftest import write_jsonl
 from mathjudge import registry
@@ -548,6 +547,8 @@ def _authors_rules(mirror: Path, key: str) -> dict[str, float]:
         return (f_pos + f_neg) / 2
 
     def auc(pos: list[float], neg: list[float]) -> float:
+        from scipy.stats import mannwhitneyu  # here: a second of import, for this test only
+
         return mannwhitneyu(pos, neg).statistic / (len(pos) * len(neg))
 
     thresholds = {"invalid": 0.5, "redundant": -0.15 if key.startswith("reasoneval") else 0.5}

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from huggingface_hub import constants
-from scipy import stats
 from standins import NetworkGuard, closed_port_url
 
 from conftest import write_jsonl
@@ -312,6 +311,8 @@ def test_hand_computed_macro_averages(built: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", [None, 1, 2])
 def test_tau_b_matches_scipy_per_problem(built: Path, tmp_path: Path, seed: int | None) -> None:
     """Every contest holds one problem in the fixture, so a contest's tau-b is that problem's."""
+    from scipy import stats  # here: a second of import, for this test only
+
     if seed is None:
         preds = JUDGE
     else:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from conftest import write_jsonl
 from mathjudge.benchmarks.stepmathbench.build import PROBLEM_FEATURES, SOLUTION_FEATURES
@@ -237,6 +236,8 @@ def noisy_judge(rows: list[dict], seed: int = 7) -> list[dict]:
 def test_agrees_with_scipy_on_real_data(
     datasets_dir: Path, tmp_path: Path, stepmath_rows: list[dict]
 ) -> None:
+    from scipy import stats  # here: a second of import, for this test only
+
     preds = noisy_judge(stepmath_rows)
     result = evaluate_file(
         "stepmathbench",

@@ -24,7 +24,6 @@ from mathjudge import api, registry
 from mathjudge.base.errors import ValidationFailed
 from mathjudge.cli import main
 from mathjudge.dataio.reader import open_dataset
-from mathjudge.dataio.writer import write_dataset
 from mathjudge.scoring.evaluator import validate_file
 from mathjudge.spec.prediction import PredictionRow
 
@@ -32,11 +31,8 @@ BENCHMARKS = registry.names()
 
 
 @pytest.fixture(scope="module")
-def built(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("datasets")
-    for build in all_builds.values():
-        write_dataset(build, out)
-    return out
+def built(all_written: Path) -> Path:
+    return all_written
 
 
 def misspelt(field: str) -> str:

@@ -17,13 +17,10 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, TypedDict, TypeVar
-
-import litellm
-import openai
-from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.llm.answers import AnswerError
@@ -32,11 +29,6 @@ from mathjudge.llm.request import LlmRequest, Message
 from mathjudge.llm.retry import RetryPolicy, describe, retrying
 from mathjudge.llm.usage import LlmStats, Usage
 
-# litellm is imported with its bundled cost map: `mathjudge.llm` (imported before this module)
-# sets LITELLM_LOCAL_MODEL_COST_MAP first. These switch off what else could call out or print.
-litellm.telemetry = False
-litellm.suppress_debug_info = True
-
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -44,8 +36,26 @@ R = TypeVar("R")
 Progress = Callable[[int], None]
 Parser = Callable[[str], T]
 
-# Configuration errors: every other call would fail the same way, so the batch stops.
-_FATAL = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
+
+@cache
+def _litellm() -> ModuleType:
+    """litellm, imported when a client is first made (its import takes seconds, so importing
+    this module does not). It comes with its bundled cost map: `mathjudge.llm` (imported before
+    this module) sets LITELLM_LOCAL_MODEL_COST_MAP first. The two settings switch off what else
+    could call out or print."""
+    import litellm
+
+    litellm.telemetry = False
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def _fatal() -> tuple[type[BaseException], ...]:
+    """Configuration errors: every other call would fail the same way, so the batch stops."""
+    litellm = _litellm()
+    return (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
+
+
 # Asking again after an unparseable answer, with the reason (our wording).
 _REPAIR = (
     "I could not read your answer: {reason}. Please answer again and keep exactly to the "
@@ -215,10 +225,12 @@ class LlmClient:
             self.stats.replayed.add(hit.usage)
             return LlmReply(request.item_id, key, hit.text, hit.usage, cached=True)
         self.stats.cache_misses += 1
+        import openai  # loaded with litellm, which a client imports when it is made
+
         runner = retrying(self.retry, partial(self._on_retry, request.item_id))
         try:
             answer: Any = await runner(self._ask, messages)
-        except _FATAL as exc:
+        except _fatal() as exc:
             self.stats.call_failures += 1
             raise LlmCallError(request.item_id, self.model, exc) from exc
         except (openai.OpenAIError, TimeoutError) as exc:
@@ -241,7 +253,7 @@ class LlmClient:
         async with self._slot():
             self.stats.requests += 1
             async with asyncio.timeout(self.timeout):
-                response = await litellm.acompletion(
+                response = await _litellm().acompletion(
                     model=self.model,
                     messages=[dict(m) for m in messages],
                     api_base=self.api_base,
@@ -273,7 +285,7 @@ class LlmClient:
             cost = hidden["response_cost"]
             return Usage(prompt, completion, None if cost is None else float(cost))
         try:
-            costs = litellm.cost_per_token(
+            costs = _litellm().cost_per_token(
                 model=self.model, prompt_tokens=prompt, completion_tokens=completion
             )
         except Exception:  # litellm raises a bare Exception for models missing from its map
@@ -284,6 +296,7 @@ class LlmClient:
 def _check_model(model: str, api_base: str | None, api_key: str | None) -> None:
     """Fails fast on a model litellm cannot route or an OpenAI-style model without a key, which
     would otherwise fail (and be retried) once per item."""
+    litellm = _litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(model, api_base=api_base)
     except litellm.BadRequestError as exc:
@@ -317,6 +330,7 @@ async def gather_in_order(work: Iterable[Awaitable[R]], progress: Progress | Non
 def run_sync(work: Coroutine[Any, Any, R]) -> R:
     """Runs `work` in a fresh event loop and lets litellm's background logging finish inside
     it, so no litellm task is left bound to a closed loop."""
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
     async def main() -> R:
         try:

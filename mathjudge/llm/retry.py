@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import litellm
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
@@ -56,6 +55,8 @@ def retrying(
 
 def is_transient(error: BaseException) -> bool:
     """Worth retrying: a timeout, a dropped connection, a rate limit or a server error."""
+    import litellm  # loaded already: only a client's calls fail with its errors
+
     if isinstance(error, TimeoutError | litellm.Timeout | litellm.APIConnectionError):
         return True
     status = getattr(error, "status_code", None)
