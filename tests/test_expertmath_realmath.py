@@ -17,6 +17,8 @@ from mathjudge.benchmarks.expertmath.realmath import generate_package
 from mathjudge.llm.retry import RetryPolicy
 from mathjudge.prompts import load_prompt
 
+pytestmark = pytest.mark.usefixtures("math_verify_unhurried")
+
 FAST = RetryPolicy(attempts=2, initial_wait=0.01, max_wait=0.1, jitter=0.0)
 
 

@@ -113,7 +113,7 @@ ACC_AT_1 = (1 + 1 + 0.5) / 3
 AUC = (1 + (13 / 18 + 1) / 2 + (7 / 12 + 1) / 2) / 3  # = 191/216
 
 
-pytestmark = pytest.mark.usefixtures("no_network")
+pytestmark = pytest.mark.usefixtures("no_network", "math_verify_unhurried")
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ CONFIG = {s.name: (s.dataset, s.items_config) for s in registry.specs()}
 SHORT = {"d": "difficulty", "s": "simplicity", "c": "completeness", "f": "format"}
 
 
-pytestmark = pytest.mark.usefixtures("no_network")
+pytestmark = pytest.mark.usefixtures("no_network", "math_verify_unhurried")
 
 
 @pytest.fixture(scope="module")

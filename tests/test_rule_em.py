@@ -11,6 +11,8 @@ import pytest
 from mathjudge.answers.normalised import answers_match, extract_final_answer
 from mathjudge.benchmarks.stepmathbench.rule_em import judge
 
+pytestmark = pytest.mark.usefixtures("math_verify_unhurried")
+
 # --- extraction -------------------------------------------------------------------------------
 
 

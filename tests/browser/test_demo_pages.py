@@ -387,7 +387,7 @@ def test_filters_and_search_persist_in_the_address(demo: DemoSite, desktop: Page
     # The item explorer keeps its filters too, over every item of the benchmark.
     _open(desktop, demo.url("items/judgebench/index.html#category=math&disagree=1"))
     desktop.wait_for_function(
-        "document.querySelector('[data-count]').textContent.includes('found')"
+        "document.querySelector('[data-count]')?.textContent.includes('found')"
     )
     shown = desktop.locator("#items tbody tr").count()
     math = sum(1 for row in demo.items("judgebench")["items"] if row[1][0] == "math" and row[4])

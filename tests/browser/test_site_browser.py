@@ -240,7 +240,7 @@ def test_benchmark_tabs_switch_by_click_and_keyboard(site: Site, watched: Watche
     assert page.get_by_role("tab", name="By type").get_attribute("aria-selected") == "true"
     plot = page.locator("figure img").first
     plot.scroll_into_view_if_needed()
-    page.wait_for_function("() => document.querySelector('figure img').naturalWidth > 0")
+    page.wait_for_function("() => document.querySelector('figure img')?.naturalWidth > 0")
     assert watched.problems == []
 
 
@@ -254,7 +254,7 @@ def test_an_item_explorer_filtered_to_a_category_and_a_judges_disagreements(
     page.get_by_label("category").select_option("math")
     items = pq.read_table(site.root / "data" / "judgebench_items.parquet").to_pylist()
     math = sorted(r["item_id"] for r in items if r["category"] == "math")
-    page.wait_for_function("document.querySelector('[data-count]').textContent.includes('found')")
+    page.wait_for_function("document.querySelector('[data-count]')?.textContent.includes('found')")
     assert len(math) == 56 and sorted(rows.locator("th").all_inner_texts()) == math
     assert page.locator("[data-count]").inner_text() == "56 of 350 items found."
     # One judge's calls, and only the math pairs it gets wrong (counted from its data file).
@@ -272,7 +272,7 @@ def test_an_item_explorer_filtered_to_a_category_and_a_judges_disagreements(
     # The judge page leads to the same view: every item it gets wrong.
     page.goto(site.url(judge_page(canonical(O1))))
     page.get_by_role("link", name="Its calls item by item").click()
-    page.wait_for_function("document.querySelector('[data-count]').textContent.includes('with')")
+    page.wait_for_function("document.querySelector('[data-count]')?.textContent.includes('with')")
     assert rows.count() == len(wrong)
     assert watched.problems == []
 
@@ -311,7 +311,7 @@ def test_item_view_of_a_stepmathbench_item_with_every_judge_and_math(
     page.get_by_label("type").select_option("Proof")
     page.get_by_label("level").select_option("3")
     expected = site.by_scope(type="Proof", level="3")
-    page.wait_for_function("document.querySelector('[data-count]').textContent.includes('found')")
+    page.wait_for_function("document.querySelector('[data-count]')?.textContent.includes('found')")
     # Every match is found; the explorer shows them 200 a page.
     count = page.locator("[data-count]").inner_text()
     assert count.startswith(f"{len(expected)} of 1000 items found"), count
