@@ -42,11 +42,9 @@ def math_verify_unhurried(monkeypatch: pytest.MonkeyPatch) -> None:
     """math-verify's timeouts are wall-clock alarms of 2 s: a comparison that takes 0.6 s on
     a quiet machine ran out under a load of 7, and the judge called the answer undecided.
     Tests of what a judge decides give it time (none of them is about the alarm)."""
-    from mathjudge.answers import decide, normalised, plain
+    from mathjudge.answers import alarm
 
-    monkeypatch.setattr(decide, "TIMEOUT_S", 60)
-    monkeypatch.setattr(plain, "TIMEOUT_S", 60)
-    monkeypatch.setattr(normalised, "_MV_TIMEOUT_S", 60)
+    monkeypatch.setattr(alarm, "TIMEOUT_S", 60)
 
 
 @dataclass(frozen=True)

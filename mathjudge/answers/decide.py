@@ -11,16 +11,14 @@ letters). Unequal formulas over the same symbols are decided as different.
 from __future__ import annotations
 
 import functools
-import threading
 from typing import Any
 
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 from sympy import Basic
 
+from mathjudge.answers.alarm import timeout
 from mathjudge.answers.normalised import safe_to_parse
 
-# Seconds math-verify may spend on one parse or comparison (SIGALRM: main thread only).
-TIMEOUT_S = 2
 _CONFIG = (LatexExtractionConfig(), ExprExtractionConfig())
 
 
@@ -38,7 +36,7 @@ def decide(proposed: str, reference: str) -> bool | None:
     if not _formulas(gold) or not _formulas(pred):
         return None
     try:
-        if verify(list(gold), list(pred), timeout_seconds=_timeout()):
+        if verify(list(gold), list(pred), timeout_seconds=timeout()):
             return True
     except Exception:  # math-verify raises many types on odd input: undecided
         return None
@@ -58,7 +56,7 @@ def _parsed(text: str) -> tuple[Any, ...]:
         found = parse(
             stripped if delimited else f"${stripped}$",
             extraction_config=_CONFIG,
-            parsing_timeout=_timeout(),
+            parsing_timeout=timeout(),
         )
     except Exception:  # as in `decide`
         return ()
@@ -71,8 +69,3 @@ def _formulas(parsed: tuple[Any, ...]) -> list[Basic]:
 
 def _symbols(parsed: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(str(s) for f in _formulas(parsed) for s in f.free_symbols)
-
-
-def _timeout() -> int | None:
-    """math-verify's timeouts use SIGALRM, which works in the main thread only."""
-    return TIMEOUT_S if threading.current_thread() is threading.main_thread() else None

@@ -11,18 +11,17 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import threading
 import unicodedata
 
 from math_verify import LatexExtractionConfig, parse, verify
 from sympy import Basic, Product, Sum, Symbol
 
+from mathjudge.answers.alarm import timeout
+
 # math-verify logs a warning for each comparison that times out; a timed-out comparison counts
 # as "no match" here, so the warnings only clutter the demo's output.
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 
-# Seconds math-verify may spend parsing or comparing one expression (signal-based, main thread).
-_MV_TIMEOUT_S = 2
 # Longer strings are not worth handing to the LaTeX parser: they are prose or derivations.
 _MV_MAX_CHARS = 300
 # sympy evaluates exact numbers eagerly, so 2^{2^{2020}} or 123456! never finish; without the
@@ -470,7 +469,7 @@ def _parts_match(pred: str, ref: str) -> bool:
 def _parsed(expr: str) -> tuple:
     """math-verify's parse of one LaTeX expression; () when it fails, times out or errors."""
     try:
-        parsed = parse(f"${expr}$", extraction_config=_MV_EXTRACTION, parsing_timeout=_timeout())
+        parsed = parse(f"${expr}$", extraction_config=_MV_EXTRACTION, parsing_timeout=timeout())
         return tuple(_rename_bound_variables(item) for item in parsed)
     except Exception:  # one odd answer must never stop a run
         return ()
@@ -493,7 +492,7 @@ def _math_equal(pred: str, ref: str) -> bool:
     if not gold or not target:
         return False
     try:
-        return bool(verify(list(gold), list(target), timeout_seconds=_timeout()))
+        return bool(verify(list(gold), list(target), timeout_seconds=timeout()))
     except Exception:  # as in _parsed
         return False
 
@@ -508,8 +507,3 @@ def safe_to_parse(expr: str) -> bool:
             if "^" in exponent and not re.search(r"[a-zA-Z]", _COMMAND.sub("", exponent)):
                 return False  # a numeric power tower
     return True
-
-
-def _timeout() -> int | None:
-    """math-verify's timeouts use SIGALRM, which only works in the main thread."""
-    return _MV_TIMEOUT_S if threading.current_thread() is threading.main_thread() else None

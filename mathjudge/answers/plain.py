@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 from typing import Any
 
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from mathjudge.answers.alarm import timeout
 from mathjudge.answers.normalised import extract_final_answer, safe_to_parse
 
-# Seconds math-verify may spend on one parse or comparison (SIGALRM: main thread only).
-TIMEOUT_S = 2
 _CONFIG = (LatexExtractionConfig(), ExprExtractionConfig())
 _ANSWER_LINE = re.compile(r"(?:final\s+)?answer\s*[*_]*\s*(?:is)?\s*[:：]\s*[*_]*\s*(.+)", re.I)
 _INLINE_MATH = re.compile(r"\$([^$]+)\$")
@@ -54,7 +52,7 @@ def equivalent(predicted: str, golden: str) -> bool:
     if not gold or not pred:
         return False
     try:
-        return bool(verify(list(gold), list(pred), timeout_seconds=_timeout()))
+        return bool(verify(list(gold), list(pred), timeout_seconds=timeout()))
     except Exception:  # math-verify raises many types on odd input; that is "not shown equal"
         return False
 
@@ -64,14 +62,9 @@ def _parsed(text: str) -> tuple[Any, ...]:
     """math-verify's parse, () when it fails or times out; cached because one golden answer
     is compared with every solution of its problem (and a slow one would time out each time)."""
     try:
-        return tuple(parse(_as_math(text), extraction_config=_CONFIG, parsing_timeout=_timeout()))
+        return tuple(parse(_as_math(text), extraction_config=_CONFIG, parsing_timeout=timeout()))
     except Exception:  # as in `equivalent`
         return ()
-
-
-def _timeout() -> int | None:
-    """math-verify's timeouts use SIGALRM, which works in the main thread only."""
-    return TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
 
 
 def _as_math(text: str) -> str:

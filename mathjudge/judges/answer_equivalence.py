@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathjudge.answers.plain import TIMEOUT_S, equivalent, final_answer
+from mathjudge.answers.alarm import TIMEOUT_S
+from mathjudge.answers.plain import equivalent, final_answer
 from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure
 from mathjudge.spec.cases import Case, Target
 

