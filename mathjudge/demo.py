@@ -6,7 +6,8 @@ leaderboard repository (`leaderboard/`, with `mathjudge submit`'s layout); then 
 repository into the results store and render the site, exactly as `mathjudge repo sync`
 does, so the demo's site is reproduced from its repository's files alone. Each step reports
 what it did; a benchmark whose source cannot be reached is skipped with the reason, not
-silently.
+silently. Run again, it keeps each baseline's predictions whose data and code are unchanged
+(`judges.reuse`) and scores only the folders that changed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mathjudge.dataio import mirror
 from mathjudge.dataio.pins import load_pins
 from mathjudge.dataio.reader import open_dataset
 from mathjudge.dataio.writer import write_dataset
+from mathjudge.judges import reuse
 from mathjudge.judges.baselines import run_baseline
 from mathjudge.judges.predictions import write_jsonl
 from mathjudge.repo.folder import META, SUBMISSIONS, meta_yaml, read_meta
@@ -55,6 +57,7 @@ class DemoReport:
     skipped: dict[str, str] = field(default_factory=dict)
     scored: list[str] = field(default_factory=list)  # folders scored by this run
     unchanged: list[str] = field(default_factory=list)  # folders scored by an earlier one
+    kept: list[str] = field(default_factory=list)  # baselines whose predictions were reused
     site: Path | None = None
     reported: int = 0
     arxiv_survivors: int | None = None
@@ -247,17 +250,23 @@ def run_demo(
         if spec.dataset not in report.built:
             continue
         dataset = open_dataset(spec.dataset, datasets_dir)
-        items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
         preds_path = workdir / "predictions" / spec.name / f"{baseline.key}.jsonl"
-        with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
-            rows, details = run_baseline(spec, baseline, _counted(items, advance), source_dir)
-        n = write_jsonl(preds_path, rows)
         sidecar = preds_path.with_name(f"{preds_path.stem}.details.jsonl")
-        if details:
-            write_jsonl(sidecar, details)
+        key = reuse.inputs_key(spec.name, baseline, dataset)
+        if reuse.kept(preds_path, sidecar, key):
+            report.kept.append(f"{spec.name}/{baseline.key}")
+            say(f"kept {baseline.judge_name} on {spec.name} (same data and code) -> {preds_path}")
         else:
-            sidecar.unlink(missing_ok=True)
-        say(f"ran {baseline.judge_name} on {spec.name}: {n} predictions -> {preds_path}")
+            items = pq.read_table(dataset.parquet(spec.items_config)).to_pylist()
+            with progress_bar(f"judge {baseline.key}", len(items), quiet=quiet) as advance:
+                rows, details = run_baseline(spec, baseline, _counted(items, advance), source_dir)
+            n = write_jsonl(preds_path, rows)
+            if details:
+                write_jsonl(sidecar, details)
+            else:
+                sidecar.unlink(missing_ok=True)
+            reuse.record(preds_path, sidecar, key)
+            say(f"ran {baseline.judge_name} on {spec.name}: {n} predictions -> {preds_path}")
         meta = _baseline_meta(spec, baseline, _repo(workdir))
         _submit(spec, preds_path, meta, workdir, baseline.key, partial=baseline.partial, say=say)
 

@@ -148,13 +148,21 @@ def test_demo_from_a_clean_folder(
     folder, env = demo_run.folder, demo_run.env
     assert "open the leaderboard: file://" in demo_run.stdout
     assert "built 11 dataset(s), scored 134 submission(s) (0 unchanged" in demo_run.stdout
-    # Run again, it scores nothing and says so (it used to say it evaluated them all).
+    assert "; 0 baseline(s) kept from an earlier run" in demo_run.stdout
+    stamps = sorted((folder / "predictions").glob("*/*.inputs.json"))
+    baselines = {p: p.with_name(p.name.replace(".inputs.json", ".jsonl")) for p in stamps}
+    assert len(baselines) == 33 and all(p.is_file() for p in baselines.values())
+    written = {p: p.stat().st_mtime_ns for p in baselines.values()}
+    # Run again, it scores nothing and says so (it used to say it evaluated them all), and
+    # keeps every baseline's predictions: nothing they are computed from has changed.
     again = subprocess.run(
         [sys.executable, "-m", "mathjudge", "demo", "--quiet"],
         cwd=folder, capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert "scored 0 submission(s) (134 unchanged, scored before)" in again.stdout
+    assert "; 33 baseline(s) kept from an earlier run" in again.stdout
+    assert {p: p.stat().st_mtime_ns for p in baselines.values()} == written
     assert (folder / "site" / "index.html").is_file()
     published = (
         "mrmath",

@@ -32,7 +32,8 @@ def demo(workdir: Path, source_dir: Path | None, quiet: bool) -> None:
     click.echo(
         f"built {len(report.built)} dataset(s), scored {len(report.scored)} submission(s) "
         f"({len(report.unchanged)} unchanged, scored before), imported {report.reported} "
-        "reported result(s)"
+        f"reported result(s); {len(report.kept)} baseline(s) kept from an earlier run "
+        "(same data and code)"
     )
     assert report.site is not None
     click.echo(f"open the leaderboard: {report.site.resolve().as_uri()}")

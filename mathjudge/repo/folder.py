@@ -21,6 +21,7 @@ another way, is refused unless the table declares the folder's judge that row's 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -86,7 +87,14 @@ def _text(data: bytes, where: str, what: str) -> str:
 
 def parse_meta(data: bytes, where: str) -> SubmissionMeta:
     """A meta from the bytes of a `meta.yaml` (see `safeyaml`); every problem located by the
-    line or the field."""
+    line or the field. A copy of the meta parsed before from the same bytes: a process that
+    submits many folders (the demo) reads each benchmark's metas again for every submission,
+    and PyYAML's pure-Python loader takes milliseconds a file."""
+    return _parsed_meta(data, where).model_copy(deep=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_meta(data: bytes, where: str) -> SubmissionMeta:
     text = _text(data, where, "meta file")
     loaded = safeyaml.load(text, where)
     if not isinstance(loaded, dict):
