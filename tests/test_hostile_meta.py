@@ -281,3 +281,48 @@ def test_every_accepted_meta_syncs_and_renders(
         meta = json.loads((index.parent / "data" / sub["meta_file"]).read_text())
         numbers = [v for v in (meta.get("config") or {}).values() if isinstance(v, float)]
         assert all(math.isfinite(v) for v in numbers)
+
+
+META = """judge: Constant (full marks)
+model: none
+organization: mathjudge (a deterministic baseline)
+link: https://arxiv.org/abs/2503.10105
+date: '2026-11-28'
+config:
+  baseline: constant
+  rule: {rule}
+  note: {rule}
+open_weights: null
+license: CC0-1.0
+contact: the mathjudge maintainers
+kind: baseline
+"""
+
+
+def test_a_meta_parsed_again_is_a_copy_and_large_metas_are_not_remembered() -> None:
+    """parse_meta remembers metas it parsed (the demo submits 134 folders, each checked against
+    its benchmark's others), but never hands out one object twice, nor keeps a large meta."""
+    from mathjudge.repo.folder import _parsed_meta, parse_meta
+
+    data = META.format(rule="Gives every solution 10/10.").encode()
+    first, again = parse_meta(data, "a/meta.yaml"), parse_meta(data, "a/meta.yaml")
+    assert first == again and first is not again and first.config is not again.config
+    assert first.config is not None and first.config["rule"] == "Gives every solution 10/10."
+    first.config["rule"] = "changed by a caller"
+    assert parse_meta(data, "a/meta.yaml").config == {
+        "baseline": "constant",
+        "rule": "Gives every solution 10/10.",
+        "note": "Gives every solution 10/10.",
+    }
+    large = META.format(rule="x" * 9_000).encode()  # each value within the 10,000 allowed
+    assert len(large) > 16 * 1024
+    before = _parsed_meta.cache_info().currsize
+    assert parse_meta(large, "b/meta.yaml").config == {
+        "baseline": "constant",
+        "rule": "x" * 9_000,
+        "note": "x" * 9_000,
+    }
+    assert _parsed_meta.cache_info().currsize == before
+    with pytest.raises(MathJudgeError, match=r"^c/meta.yaml:2: not valid YAML"):
+        parse_meta(b"judge: [unclosed\n", "c/meta.yaml")  # a refusal is never remembered
+    assert _parsed_meta.cache_info().currsize == before

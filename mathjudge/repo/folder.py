@@ -89,11 +89,18 @@ def parse_meta(data: bytes, where: str) -> SubmissionMeta:
     """A meta from the bytes of a `meta.yaml` (see `safeyaml`); every problem located by the
     line or the field. A copy of the meta parsed before from the same bytes: a process that
     submits many folders (the demo) reads each benchmark's metas again for every submission,
-    and PyYAML's pure-Python loader takes milliseconds a file."""
+    and PyYAML's pure-Python loader takes milliseconds a file. Only metas of ordinary size are
+    remembered (at most `_REMEMBERED` of `_REMEMBERED_BYTES` each), so a repository of large
+    metas cannot fill the memory."""
+    if len(data) > _REMEMBERED_BYTES:
+        return _parsed_meta.__wrapped__(data, where)
     return _parsed_meta(data, where).model_copy(deep=True)
 
 
-@functools.lru_cache(maxsize=1024)
+_REMEMBERED, _REMEMBERED_BYTES = 1024, 16 * 1024
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
 def _parsed_meta(data: bytes, where: str) -> SubmissionMeta:
     text = _text(data, where, "meta file")
     loaded = safeyaml.load(text, where)
