@@ -304,8 +304,10 @@ def test_a_meta_parsed_again_is_a_copy_and_large_metas_are_not_remembered() -> N
     its benchmark's others), but never hands out one object twice, nor keeps a large meta."""
     from mathjudge.repo.folder import _parsed_meta, parse_meta
 
+    _parsed_meta.cache_clear()
     data = META.format(rule="Gives every solution 10/10.").encode()
     first, again = parse_meta(data, "a/meta.yaml"), parse_meta(data, "a/meta.yaml")
+    assert (_parsed_meta.cache_info().misses, _parsed_meta.cache_info().hits) == (1, 1)
     assert first == again and first is not again and first.config is not again.config
     assert first.config is not None and first.config["rule"] == "Gives every solution 10/10."
     first.config["rule"] = "changed by a caller"
@@ -322,7 +324,7 @@ def test_a_meta_parsed_again_is_a_copy_and_large_metas_are_not_remembered() -> N
         "rule": "x" * 9_000,
         "note": "x" * 9_000,
     }
-    assert _parsed_meta.cache_info().currsize == before
+    assert _parsed_meta.cache_info().currsize == before == 1
     with pytest.raises(MathJudgeError, match=r"^c/meta.yaml:2: not valid YAML"):
         parse_meta(b"judge: [unclosed\n", "c/meta.yaml")  # a refusal is never remembered
-    assert _parsed_meta.cache_info().currsize == before
+    assert _parsed_meta.cache_info().currsize == 1

@@ -5,11 +5,14 @@ rerun is tests/test_cli.py::test_demo_from_a_clean_folder."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from mathjudge import registry
+from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import BuiltDataset, open_dataset
 from mathjudge.judges import reuse
 from mathjudge.spec.benchmark import Baseline
@@ -38,12 +41,14 @@ def stamped(stepmath: tuple[Baseline, BuiltDataset], written: tuple[Path, Path])
 
 
 def test_files_written_for_the_same_inputs_are_kept(
-    stepmath: tuple[Baseline, BuiltDataset], written: tuple[Path, Path]
+    stepmath: tuple[Baseline, BuiltDataset], written: tuple[Path, Path], tmp_path: Path
 ) -> None:
     baseline, dataset = stepmath
     predictions, details = written
     key = reuse.inputs_key("stepmathbench", baseline, dataset)
-    assert reuse.inputs_key("stepmathbench", baseline, dataset) == key  # no clock, no path
+    # The same dataset built in another folder (the manifest names no local path) is the same.
+    elsewhere = dataclasses.replace(dataset, root=tmp_path / "elsewhere" / "stepmathbench")
+    assert reuse.inputs_key("stepmathbench", baseline, elsewhere) == key
     assert not reuse.kept(predictions, details, key)  # never stamped
     reuse.record(predictions, details, key)
     assert reuse.kept(predictions, details, key)
@@ -62,16 +67,21 @@ def test_another_dataset_baseline_or_code_is_computed_again(
     )
     sources = [{**s, "revision": "f" * 40} for s in dataset.manifest["sources"]]
     moved = dataclasses.replace(dataset, manifest={**dataset.manifest, "sources": sources})
+    (first, *rest) = dataset.manifest["sources"]
+    inputs = [{**first["inputs"][0], "sha256": "0" * 64}, *first["inputs"][1:]]
+    changed = [{**first, "inputs": inputs}, *rest]  # a source file with other bytes
+    edited = dataclasses.replace(dataset, manifest={**dataset.manifest, "sources": changed})
     other = dataclasses.replace(baseline, description=baseline.description + " (changed)")
     keys = {
         reuse.inputs_key("stepmathbench", baseline, rebuilt),
         reuse.inputs_key("stepmathbench", baseline, moved),
+        reuse.inputs_key("stepmathbench", baseline, edited),
         reuse.inputs_key("stepmathbench", other, dataset),
         reuse.inputs_key("processbench", baseline, dataset),
     }
     monkeypatch.setattr(reuse, "code_fingerprint", lambda: "another mathjudge")
     keys.add(reuse.inputs_key("stepmathbench", baseline, dataset))
-    assert len(keys) == 5 and stamped not in keys
+    assert len(keys) == 6 and stamped not in keys
     assert not any(reuse.kept(predictions, details, k) for k in keys)
 
 
@@ -117,3 +127,72 @@ def test_the_code_fingerprint_changes_with_any_file_of_the_package(tmp_path: Pat
     seen.add(reuse.fingerprint(package))
     assert len(seen) == 4
     assert reuse.code_fingerprint() == reuse.fingerprint(Path(reuse.__file__).parents[1])
+
+
+def test_stamps_links_folders_and_fifos_it_did_not_write_mean_compute_again(
+    written: tuple[Path, Path], stamped: str, tmp_path: Path
+) -> None:
+    """Whatever sits where the stamp or the files should be, `kept` answers no without a
+    traceback or a hang, and `record` names a stamp it cannot write."""
+    predictions, details = written
+    stamp = reuse.stamp_path(predictions)
+    good = stamp.read_bytes()
+    hostile = {
+        "nested": b"[" * 4000,  # within the size limit, deeper than json can recurse
+        "large": good + b" " * reuse.STAMP_MAX_BYTES,
+        "not utf-8": b"\xff\xfe{}",
+    }
+    for data in hostile.values():
+        stamp.write_bytes(data)
+        assert not reuse.kept(predictions, details, stamped)
+    stamp.unlink()
+    (tmp_path / "real.json").write_bytes(good)
+    stamp.symlink_to(tmp_path / "real.json")  # a link: not a stamp this module wrote
+    assert not reuse.kept(predictions, details, stamped)
+    stamp.unlink()
+    stamp.mkdir()
+    assert not reuse.kept(predictions, details, stamped)
+    with pytest.raises(MathJudgeError, match=r"rule-em\.inputs\.json: cannot write the stamp"):
+        reuse.record(predictions, details, stamped)
+    stamp.rmdir()
+    stamp.write_bytes(good)
+    assert reuse.kept(predictions, details, stamped)
+    details.mkdir()  # recorded as absent; a folder is not absent
+    assert not reuse.kept(predictions, details, stamped)
+    details.rmdir()
+    original = predictions.read_bytes()
+    predictions.unlink()
+    os.mkfifo(predictions)  # opening it would block until a writer came
+    assert not reuse.kept(predictions, details, stamped)
+    predictions.unlink()
+    predictions.write_bytes(original)
+    assert reuse.kept(predictions, details, stamped)
+
+
+def test_every_registered_baseline_has_a_key() -> None:
+    """Each baseline's declaration is JSON as it is (no argument turned into a key by its
+    `str`), and no two baselines share a key."""
+    dataset = BuiltDataset("x", Path("x"), {"content_hash": "sha256:" + "1" * 64, "sources": []})
+    keys = {
+        reuse.inputs_key(spec.name, baseline, dataset)
+        for spec in registry.specs()
+        for baseline in spec.baselines
+    }
+    assert len(keys) == sum(len(spec.baselines) for spec in registry.specs()) >= 40
+
+
+def test_a_distribution_in_the_working_folder_is_not_installed_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m mathjudge demo` puts the working folder on the path: a `*.dist-info` there
+    (even one with unreadable metadata) neither changes the fingerprint nor breaks it."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "a.py").write_text("A = 1\n", encoding="utf-8")
+    first = reuse.fingerprint(package)
+    work = tmp_path / "work"
+    (work / "stray-1.0.dist-info").mkdir(parents=True)
+    (work / "stray-1.0.dist-info" / "METADATA").write_bytes(b"Name: \xff\xfe\n")
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(sys, "path", ["", str(work), *sys.path])
+    assert reuse.fingerprint(package) == first
