@@ -75,6 +75,7 @@ def test_the_judges_index_has_one_entry_per_judge(demo: DemoSite, page: Page) ->
     assert entry.count() == 1
     # Its page holds our result and the paper's beside it, with the verdict.
     entry.locator(link).click()
+    page.wait_for_load_state()  # the click returns once the judge page starts loading
     assert page.locator("h1").inner_text() == "InternLM2-7B-Reward"
     section = page.locator("section", has=page.locator("h2", has_text="RewardMATH"))
     assert section.locator(".badge[class*=verdict-]").count() >= 1
@@ -136,6 +137,7 @@ def test_model_facts_on_judge_and_model_pages_and_the_model_type_filter(
     page.goto(demo.url("judges/index.html"))
     link = "th.judge > a:first-child"
     page.locator(link, has_text="InternLM2-7B-Reward").first.click()
+    page.wait_for_load_state()
     facts = " ".join(page.locator(".facts-list").first.inner_text().split())
     assert "Type classifier RM" in facts and "Parameters 7B" in facts
     assert "Open weights yes" in facts
@@ -144,6 +146,7 @@ def test_model_facts_on_judge_and_model_pages_and_the_model_type_filter(
         in page.locator(".facts-note").first.inner_text()
     )
     page.locator(".lead a", has_text="InternLM2-7B-Reward").click()  # its model page
+    page.wait_for_load_state()
     assert "Type classifier RM" in " ".join(page.locator(".facts-list").inner_text().split())
     # The overview filters by model type: rows and glance follow it.
     page.goto(demo.url("index.html"))

@@ -369,7 +369,9 @@ def test_submit_page_lists_the_meta_schema(site: Site, watched: Watched) -> None
     page = watched.page
     page.goto(site.url("index.html"))
     page.get_by_role("link", name="Submit", exact=True).first.click()
-    assert page.url.endswith("submit.html")
+    # A click returns once the next page starts loading: wait for all of it before reading
+    # lists (`all_inner_texts` and `count` do not wait for elements to appear).
+    page.wait_for_url("**/submit.html")
     meta = page.locator(
         "table:has(caption:text-is('Fields of meta.yaml (no others are accepted)'))"
     )
@@ -513,6 +515,7 @@ def test_pages_read_with_javascript_off(site: Site, browser: Browser) -> None:
         assert page.locator("#items tbody tr:visible").count() == 200  # of 1,000: five pages
         assert page.locator("[data-item-filters]").is_hidden()
         page.get_by_role("link", name="5", exact=True).click()
+        page.wait_for_load_state()  # the fifth page whole, not its first rows
         assert page.locator("#items tbody th").last.inner_text() == "stepmath-1000"
     finally:
         context.close()
