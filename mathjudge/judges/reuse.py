@@ -27,6 +27,7 @@ from pathlib import Path
 from mathjudge.base.atomic import atomic_path
 from mathjudge.base.errors import MathJudgeError
 from mathjudge.dataio.reader import BuiltDataset
+from mathjudge.dataio.sources import sha256_file
 from mathjudge.spec.benchmark import Baseline
 
 STAMP_MAX_BYTES = 4096  # a stamp is three hashes; anything larger was not written here
@@ -130,7 +131,6 @@ def _sha256_of(path: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return NOT_A_FILE
     try:
-        with path.open("rb") as handle:
-            return hashlib.file_digest(handle, "sha256").hexdigest()
+        return sha256_file(path)
     except OSError:
         return NOT_A_FILE
