@@ -13,7 +13,7 @@ silently. Run again, it keeps each baseline's predictions whose data and code ar
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,10 +204,9 @@ def run_demo(
     source_dir: Path | None,
     quiet: bool,
     n_boot: int = 1000,
-    only: Collection[str] | None = None,
 ) -> DemoReport:
-    """The demo in `workdir`; `only` limits it to those datasets (and the benchmarks scored
-    on them, without the arXiv mining): the same pipeline on a few boards, for tests."""
+    """The demo in `workdir`: every dataset the mirror (or a shipped example) can build, its
+    baselines and published judges submitted, the arXiv mining, the sync and the site."""
     report = DemoReport()
     datasets_dir = workdir / "datasets"
     store = workdir / "results.duckdb"
@@ -220,8 +219,6 @@ def run_demo(
     if source_dir is not None:
         mirror.root(source_dir, known)
     for name, spec in registry.datasets().items():
-        if only is not None and name not in only:
-            continue
         builder = registry.builder(spec.name)
         try:
             source = mirror.for_dataset(name, source_dir, known)
@@ -274,7 +271,7 @@ def run_demo(
         if spec.outputs and spec.dataset in report.built:
             _published_judges(spec, workdir, source_dir, report, say)
 
-    listing = _shared_listing(source_dir) if only is None else None
+    listing = _shared_listing(source_dir)
     if listing is not None:
         from mathjudge.benchmarks.arxivmathgradingbench.mining.pipeline import (
             run_filter,  # imported only when there is a listing

@@ -19,8 +19,8 @@ import pytest
 from lanes import ModuleScheduling, Watch, longest_first, slow_by_rule
 from standins import NetworkGuard
 
-from mathjudge.benchmarks.stepmathbench import build as stepmathbench
-from mathjudge.dataio.writer import write_dataset
+# Builders and the writer import `datasets` (2 s): imported by the fixtures that build, so that
+# pytest's own process, which runs no test when there are workers, starts without it.
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -90,6 +90,9 @@ def stepmath_rows(mirror: Path) -> list[dict]:
 @pytest.fixture(scope="session")
 def datasets_dir(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real StepMathBench, built once per session."""
+    from mathjudge.benchmarks.stepmathbench import build as stepmathbench
+    from mathjudge.dataio.writer import write_dataset
+
     out = tmp_path_factory.mktemp("datasets")
     write_dataset(stepmathbench.build(mirror), out)
     return out
@@ -126,6 +129,8 @@ def all_builds(mirror: Path) -> dict:
 def all_written(all_builds: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every dataset of `all_builds` written to one folder, once per session (the tests only
     read it)."""
+    from mathjudge.dataio.writer import write_dataset
+
     out = tmp_path_factory.mktemp("all-datasets")
     for build in all_builds.values():
         write_dataset(build, out)
@@ -153,7 +158,10 @@ def stub_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Watch every test for slow work it is not marked for (tests/lanes.py)."""
+    """Watch every test for slow work it is not marked for (tests/lanes.py), where tests run:
+    not in the process that hands tests to workers (its watch would import the site)."""
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        return
     patch = pytest.MonkeyPatch()
     watch = Watch()
     watch.install(patch)
