@@ -16,6 +16,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from pathlib import Path
 
 import pytest
+import xdist
 from lanes import ModuleScheduling, Watch, longest_first, slow_by_rule
 from standins import NetworkGuard
 
@@ -157,11 +158,12 @@ def stub_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def pytest_sessionstart(session: pytest.Session) -> None:
     """Watch every test for slow work it is not marked for (tests/lanes.py), where tests run:
-    not in the process that hands tests to workers (its watch would import the site)."""
-    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+    not in xdist's controller, which hands tests to workers (its watch would import the site)."""
+    if xdist.is_xdist_controller(session):
         return
+    config = session.config
     patch = pytest.MonkeyPatch()
     watch = Watch()
     watch.install(patch)
