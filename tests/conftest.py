@@ -3,6 +3,7 @@ when it is missing the tests that need it fail (not skip), so CI cannot pass wit
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -183,3 +184,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> ModuleScheduling | None:
     """`--dist loadscope` (pyproject.toml) schedules by module, browser modules together."""
     return ModuleScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A worker, done, leaves its objects to the operating system. Python's exit collects
+    garbage over every object the worker made (litellm's and datasets' modules hold millions):
+    2-4 s during which pytest waits for the worker. Frozen, they are skipped; DuckDB's binding
+    then reports the objects it still sees on stderr, which the worker no longer needs (it has
+    sent every report to pytest's own process)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return
+    gc.freeze()
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the process's stderr

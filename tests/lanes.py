@@ -160,8 +160,18 @@ class Watch:
 
 
 # The modules that read the session's one demo run (`demo_run` in conftest.py), run by one
-# worker so that the demo runs once: the browser tests of its site and the CLI's test of it.
-DEMO_UNIT = (BROWSER, "tests/test_cli.py")
+# worker so that the demo runs once: the CLI's test of it and the browser tests of its site.
+DEMO = "tests/demo"
+DEMO_UNIT = (
+    "tests/test_cli.py",
+    "tests/browser/test_boards_browser.py",
+    "tests/browser/test_demo_pages.py",
+    "tests/browser/test_every_item_math.py",
+)
+# The browser modules that read the browser tests' own site (`site` in tests/browser/conftest.py,
+# built once per worker), run by one worker, beside the demo's: each unit takes minutes.
+SITE = "tests/browser/site"
+SITE_UNIT = ("tests/browser/test_site_browser.py", "tests/browser/test_site_audits.py")
 # The modules whose tests call a model through litellm (a local stand-in): litellm's import
 # takes 5 s of CPU, paid once per worker that makes a client, so one worker runs them all.
 LLM = "tests/llm"
@@ -176,18 +186,21 @@ LLM_UNIT = tuple(
 
 
 def scope_of(nodeid: str) -> str:
-    """The unit a worker runs whole: the test's module, or the modules of DEMO_UNIT or of
-    LLM_UNIT."""
+    """The unit a worker runs whole: the test's module, or the modules of DEMO_UNIT, of
+    SITE_UNIT or of LLM_UNIT."""
     module = nodeid.split("::", 1)[0]
-    if module.startswith(DEMO_UNIT):
-        return BROWSER
+    if module in DEMO_UNIT:
+        return DEMO
+    if module in SITE_UNIT:
+        return SITE
     return LLM if module in LLM_UNIT else module
 
 
 class ModuleScheduling(LoadScopeScheduling):
     """xdist's loadscope scheduler, by `scope_of`: a module's tests stay on one worker (its
-    module fixtures are built once), the demo's modules share one (and the demo they test), and
-    so do the modules that call a model (and import litellm).
+    module fixtures are built once), the demo's modules share one (and the demo they test), so
+    do the modules of the browser tests' own site, and so do the modules that call a model (and
+    import litellm).
     With --no-loadscope-reorder the units go out in the order collected."""
 
     def _split_scope(self, nodeid: str) -> str:
@@ -195,10 +208,10 @@ class ModuleScheduling(LoadScopeScheduling):
 
 
 # The units measured to take longest (scripts/test prints the slowest tests): started first,
-# so that no worker is left running one of them alone at the end. After the full suite's three,
+# so that no worker is left running one of them alone at the end. After the full suite's four,
 # the quick lane's longest (8-17 s each on a loaded 2-core machine; collected in name order,
 # test_store_faults and test_submissions came last and left the other worker idle for 16 s).
-LONGEST = (BROWSER, "tests/test_leaderboard_repo.py", "tests/test_fuzz_submissions.py",
+LONGEST = (DEMO, SITE, "tests/test_leaderboard_repo.py", "tests/test_fuzz_submissions.py",
            LLM, "tests/test_store_faults.py", "tests/test_compare.py", "tests/test_proofbench.py",
            "tests/test_submissions.py", "tests/test_stepmathbench_metrics.py",
            "tests/test_store.py", "tests/test_scale_paths.py")  # fmt: skip
