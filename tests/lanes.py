@@ -160,10 +160,12 @@ class Watch:
 
 
 # The modules that read the session's one demo run (`demo_run` in conftest.py), run by one
-# worker so that the demo runs once: the CLI's test of it and the browser tests of its site.
+# worker so that the demo runs once: the CLI's test of it, RuleEM's agreement with the human
+# labels (the demo judges every StepMathBench item with it) and the browser tests of its site.
 DEMO = "tests/demo"
 DEMO_UNIT = (
     "tests/test_cli.py",
+    "tests/test_rule_em.py",
     "tests/browser/test_boards_browser.py",
     "tests/browser/test_demo_pages.py",
     "tests/browser/test_every_item_math.py",
