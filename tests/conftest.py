@@ -3,6 +3,7 @@ when it is missing the tests that need it fail (not skip), so CI cannot pass wit
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 import os
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import xdist
-from lanes import ModuleScheduling, Watch, longest_first, slow_by_rule
+from lanes import ModuleScheduling, Watch, longest_first, outside_its_unit, slow_by_rule
 from standins import NetworkGuard
 
 # Builders and the writer import `datasets` (2 s): imported by the fixtures that build, so that
@@ -64,8 +65,9 @@ DEMO_TIMEOUT = 3600  # seconds: the whole demo on a loaded 2-core machine
 @pytest.fixture(scope="session")
 def demo_run(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     """One demo for the session, in a process started in an empty folder with a bare
-    environment: the CLI's test of it and the browser tests of its site all read this run
-    (tests/lanes.py schedules them on one worker), so the suite pays for the demo once."""
+    environment: the CLI's test of it, RuleEM's agreement test and the browser tests of its
+    site all read this run (tests/lanes.py schedules them on one worker), so the suite pays for
+    the demo once."""
     folder = tmp_path_factory.mktemp("demo")
     env = {
         "MATHJUDGE_MIRROR": str(mirror),
@@ -174,6 +176,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects by the marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    misplaced = [why for item in items if (why := outside_its_unit(item)) is not None]
+    if misplaced:
+        raise pytest.UsageError("\n".join(dict.fromkeys(misplaced)))
     for item in items:
         if slow_by_rule(item) is not None:
             item.add_marker(pytest.mark.slow)
@@ -186,14 +191,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> ModuleSch
     return ModuleScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     """A worker, done, leaves its objects to the operating system. Python's exit collects
     garbage over every object the worker made (litellm's and datasets' modules hold millions):
     2-4 s during which pytest waits for the worker. Frozen, they are skipped; DuckDB's binding
-    then reports the objects it still sees on stderr, which the worker no longer needs (it has
-    sent every report to pytest's own process)."""
+    then reports the objects it still sees as leaked, on stderr, as the interpreter ends: that
+    is sent to /dev/null at exit (after pytest has restored its own stderr), when the worker has
+    sent every report to pytest's own process."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return
     gc.freeze()
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the process's stderr
+    atexit.register(os.dup2, os.open(os.devnull, os.O_WRONLY), 2)  # 2: the process's stderr

@@ -198,6 +198,30 @@ def scope_of(nodeid: str) -> str:
     return LLM if module in LLM_UNIT else module
 
 
+# The session fixtures each of those units is there for: built once per worker, they would be
+# built again (minutes) by a test that uses one from a module outside its unit.
+UNIT_OF_FIXTURE = {"demo_run": DEMO, "site": SITE}
+
+
+def outside_its_unit(item: pytest.Item) -> str | None:
+    """Why the test's module must join a unit it is not in, if it must: it uses a session
+    fixture of UNIT_OF_FIXTURE (a module fixture of the same name, as test_math_bounds has, is
+    its own)."""
+    info = item._fixtureinfo  # type: ignore[attr-defined]
+    for name in item.fixturenames:  # type: ignore[attr-defined]
+        unit = UNIT_OF_FIXTURE.get(name)
+        definitions = info.name2fixturedefs.get(name, ())
+        if unit is None or not definitions or definitions[-1].scope != "session":
+            continue
+        module = item.nodeid.split("::", 1)[0]
+        if scope_of(item.nodeid) != unit:
+            return (
+                f"{module} uses the session fixture {name!r}, built once per worker for the "
+                f"modules of {unit}: add {module} to that unit in tests/lanes.py"
+            )
+    return None
+
+
 class ModuleScheduling(LoadScopeScheduling):
     """xdist's loadscope scheduler, by `scope_of`: a module's tests stay on one worker (its
     module fixtures are built once), the demo's modules share one (and the demo they test), so

@@ -1,14 +1,19 @@
 """Scorings share one in-memory DuckDB database per process, each on a cursor of its own
-(mathjudge/scoring/tables.py): scorings at once never see each other's tables."""
+(mathjudge/scoring/tables.py): scorings at once never see each other's tables, they leave
+nothing in the database nor change its settings, and a forked child opens its own."""
 
 from __future__ import annotations
 
-import json
+import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
+
 from conftest import write_jsonl
+from mathjudge.scoring import tables
 from mathjudge.scoring.evaluator import evaluate_file
 
 N_BOOT = 200
@@ -39,7 +44,53 @@ def test_scorings_at_once_on_threads_equal_one_by_one(
 ) -> None:
     files = [judge_file(tmp_path / f"j{k}.jsonl", stepmath_rows, seed=k) for k in range(2)]
     one_by_one = [scores(f, datasets_dir) for f in files]
-    assert json.dumps(one_by_one[0]) != json.dumps(one_by_one[1])  # two judges, two results
+    assert one_by_one[0] != one_by_one[1]  # two judges, two results
     with ThreadPoolExecutor(4) as pool:
         at_once = list(pool.map(lambda f: scores(f, datasets_dir), files * 2))
     assert at_once == one_by_one * 2
+
+
+def test_a_scoring_leaves_the_shared_database_as_it_found_it(
+    datasets_dir: Path, stepmath_rows: list[dict], tmp_path: Path
+) -> None:
+    """What scoring and the scorers' hooks create is TEMP, on their own cursor, and they set
+    no database-wide setting: a table or a SET left behind would reach the next scoring."""
+    scores(judge_file(tmp_path / "j.jsonl", stepmath_rows, seed=3), datasets_dir)
+    look = tables._connection(own=False)
+    left = look.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE NOT temporary "
+        "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT temporary AND NOT internal"
+    ).fetchall()
+    assert left == []
+    settings = "SELECT name, value FROM duckdb_settings() WHERE scope = 'GLOBAL' ORDER BY name"
+    with duckdb.connect() as fresh:
+        assert look.execute(settings).fetchall() == fresh.execute(settings).fetchall()
+    look.close()
+
+
+def test_two_scorings_cursors_see_only_their_own_tables() -> None:
+    first, second = tables._connection(own=False), tables._connection(own=False)
+    first.register("items", pa.table({"x": [1, 2]}))
+    first.execute("CREATE TEMP TABLE cluster_index AS SELECT 1 AS ci")
+    second.register("items", pa.table({"x": [5]}))
+    second.execute("CREATE TEMP TABLE cluster_index AS SELECT 2 AS ci")
+    assert first.execute("SELECT sum(x) FROM items").fetchall() == [(3,)]
+    assert second.execute(
+        "SELECT sum(x), (SELECT ci FROM cluster_index) FROM items"
+    ).fetchall() == [(5, 2)]
+    first.close()
+    second.close()
+
+
+def test_a_forked_child_opens_a_database_of_its_own() -> None:
+    tables._connection(own=False).close()  # the parent's database is open
+    parent = tables._shared
+    assert parent is not None
+    pid = os.fork()
+    if pid == 0:  # the child reports by its exit status and leaves without pytest's teardown
+        forgotten = tables._shared is None
+        tables._connection(own=False).close()
+        os._exit(0 if forgotten and tables._shared not in (None, parent) else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert tables._shared is parent  # the parent keeps its own

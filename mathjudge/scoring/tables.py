@@ -14,6 +14,7 @@ computed once, for `overall`, and the engine sums them over each subset's cluste
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,12 +77,24 @@ _shared: duckdb.DuckDBPyConnection | None = None  # the process's database, once
 _shared_lock = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A forked child opens a database of its own: the parent's has no worker threads there,
+    and its lock may have been held by another thread at the fork."""
+    global _shared, _shared_lock
+    _shared, _shared_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def _connection(*, own: bool) -> duckdb.DuckDBPyConnection:
     """A connection for one scoring. A new DuckDB database costs 30-40 ms of CPU (it fills its
     catalog with the built-in functions), which every evaluation paid; a cursor on one
     in-memory database per process costs 0.4 ms and is a connection of its own (its temp and
-    registered tables are its own). A scoring with limits gets a database of its `own`: the
-    memory limit and the spill folder are settings of the whole database."""
+    registered tables are its own: what scoring and the scorers' hooks create is TEMP, and
+    they set no setting of the database, see `spec.scorer`). A scoring with limits gets a
+    database of its `own`: the memory limit and the spill folder are settings of the whole
+    database."""
     global _shared
     if own:
         return duckdb.connect()

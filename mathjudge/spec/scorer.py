@@ -50,6 +50,9 @@ class RunReducer:
     - per item: it returns other per-item columns; `field_columns` names the columns a field
       becomes (e.g. step predictions become counts of right steps), which are what the store
       keeps and what ranks and comparisons read.
+
+    `con` is a cursor on a database other scorings share (`scoring.tables`): what `combine`
+    creates there is TEMP (or a registered table), and it sets no database-wide setting.
     """
 
     name: str  # recorded as the result's runs_agg
@@ -76,7 +79,8 @@ class Scorer:
     stats_sql: Callable[[Fields], str]
     finalize: Callable[[dict[str, np.ndarray], Fields], dict[str, np.ndarray]]
     scopes: Mapping[str, str] = field(default_factory=dict)  # name -> SQL giving the subset
-    # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix).
+    # Tables computed from `scoped` that are not metrics (e.g. a confusion matrix); on the
+    # scoring's cursor, as RunReducer.combine: TEMP tables only, no database-wide setting.
     extras: Callable[[duckdb.DuckDBPyConnection, Fields], Extras] | None = None
     reducer: RunReducer | None = None
     # True when `stats_sql` gives a (scope, subset, ci) group statistics that depend on its rows
