@@ -1,10 +1,9 @@
 """Scorings share one in-memory DuckDB database per process, each on a cursor of its own
-(mathjudge/scoring/tables.py): scorings at once never see each other's tables, they leave
-nothing in the database nor change its settings, and a forked child opens its own."""
+(mathjudge/scoring/tables.py): scorings at once never see each other's tables, and they leave
+nothing in the database nor change its settings."""
 
 from __future__ import annotations
 
-import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -80,17 +79,3 @@ def test_two_scorings_cursors_see_only_their_own_tables() -> None:
     ).fetchall() == [(5, 2)]
     first.close()
     second.close()
-
-
-def test_a_forked_child_opens_a_database_of_its_own() -> None:
-    tables._connection(own=False).close()  # the parent's database is open
-    parent = tables._shared
-    assert parent is not None
-    pid = os.fork()
-    if pid == 0:  # the child reports by its exit status and leaves without pytest's teardown
-        forgotten = tables._shared is None
-        tables._connection(own=False).close()
-        os._exit(0 if forgotten and tables._shared not in (None, parent) else 1)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-    assert tables._shared is parent  # the parent keeps its own

@@ -14,7 +14,6 @@ computed once, for `overall`, and the engine sums them over each subset's cluste
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,16 +74,6 @@ class ScoringTables:
 
 _shared: duckdb.DuckDBPyConnection | None = None  # the process's database, once opened
 _shared_lock = threading.Lock()
-
-
-def _forget_in_child() -> None:
-    """A forked child opens a database of its own: the parent's has no worker threads there,
-    and its lock may have been held by another thread at the fork."""
-    global _shared, _shared_lock
-    _shared, _shared_lock = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _connection(*, own: bool) -> duckdb.DuckDBPyConnection:
