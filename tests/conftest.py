@@ -187,7 +187,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> ModuleScheduling | None:
-    """`--dist loadscope` (pyproject.toml) schedules by module, browser modules together."""
+    """`--dist loadscope` (pyproject.toml) schedules by module, and by the units of tests/lanes.py."""
     return ModuleScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
 
 

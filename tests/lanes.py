@@ -208,13 +208,13 @@ def outside_its_unit(item: pytest.Item) -> str | None:
     fixture of UNIT_OF_FIXTURE (a module fixture of the same name, as test_math_bounds has, is
     its own)."""
     info = item._fixtureinfo  # type: ignore[attr-defined]
+    module, unit_of_module = item.nodeid.split("::", 1)[0], scope_of(item.nodeid)
     for name in item.fixturenames:  # type: ignore[attr-defined]
         unit = UNIT_OF_FIXTURE.get(name)
         definitions = info.name2fixturedefs.get(name, ())
         if unit is None or not definitions or definitions[-1].scope != "session":
             continue
-        module = item.nodeid.split("::", 1)[0]
-        if scope_of(item.nodeid) != unit:
+        if unit_of_module != unit:
             return (
                 f"{module} uses the session fixture {name!r}, built once per worker for the "
                 f"modules of {unit}: add {module} to that unit in tests/lanes.py"

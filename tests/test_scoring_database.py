@@ -55,7 +55,7 @@ def test_a_scoring_leaves_the_shared_database_as_it_found_it(
     """What scoring and the scorers' hooks create is TEMP, on their own cursor, and they set
     no database-wide setting: a table or a SET left behind would reach the next scoring."""
     scores(judge_file(tmp_path / "j.jsonl", stepmath_rows, seed=3), datasets_dir)
-    look = tables._connection(own=False)
+    look = tables._shared_cursor()
     left = look.execute(
         "SELECT table_name FROM duckdb_tables() WHERE NOT temporary "
         "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT temporary AND NOT internal"
@@ -68,7 +68,7 @@ def test_a_scoring_leaves_the_shared_database_as_it_found_it(
 
 
 def test_two_scorings_cursors_see_only_their_own_tables() -> None:
-    first, second = tables._connection(own=False), tables._connection(own=False)
+    first, second = tables._shared_cursor(), tables._shared_cursor()
     first.register("items", pa.table({"x": [1, 2]}))
     first.execute("CREATE TEMP TABLE cluster_index AS SELECT 1 AS ci")
     second.register("items", pa.table({"x": [5]}))

@@ -76,17 +76,15 @@ _shared: duckdb.DuckDBPyConnection | None = None  # the process's database, once
 _shared_lock = threading.Lock()
 
 
-def _connection(*, own: bool) -> duckdb.DuckDBPyConnection:
-    """A connection for one scoring. A new DuckDB database costs 30-40 ms of CPU (it fills its
-    catalog with the built-in functions), which every evaluation paid; a cursor on one
-    in-memory database per process costs 0.4 ms and is a connection of its own (its temp and
-    registered tables are its own: what scoring and the scorers' hooks create is TEMP, and
-    they set no setting of the database, see `spec.scorer`). A scoring with limits gets a
-    database of its `own`: the memory limit and the spill folder are settings of the whole
-    database."""
+def _shared_cursor() -> duckdb.DuckDBPyConnection:
+    """A connection for one scoring without limits. A new DuckDB database costs 30-40 ms of CPU
+    (it fills its catalog with the built-in functions), which every evaluation paid; a cursor
+    on one in-memory database per process costs 0.4 ms and is a connection of its own (its
+    temp and registered tables are its own: what scoring and the scorers' hooks create is
+    TEMP, and they set no setting of the database, see `spec.scorer`). A scoring with limits
+    opens a database of its own: the memory limit and the spill folder are settings of the
+    whole database."""
     global _shared
-    if own:
-        return duckdb.connect()
     with _shared_lock:
         if _shared is None:
             _shared = duckdb.connect()
@@ -95,7 +93,7 @@ def _connection(*, own: bool) -> duckdb.DuckDBPyConnection:
 
 def connect(items: pa.Table, scorer: Scorer, limits: Limits | None = None) -> ScoringTables:
     """The tables of the module note for `items` (the dataset's rows)."""
-    con = _connection(own=limits is not None)
+    con = duckdb.connect() if limits is not None else _shared_cursor()
     try:
         # DuckDB's own bar would be printed on stdout, into the command's output; the steps of
         # an evaluation have theirs (`on_step`).
